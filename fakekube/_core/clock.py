@@ -1,0 +1,66 @@
+"""Virtual time: integer nanoseconds since a fixed epoch.
+
+Nothing in fakekube reads the wall clock. ``EPOCH`` is far from any real date so that a value
+leaking from the wall clock stands out in a trace.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+__all__ = [
+    "EPOCH",
+    "MILLISECOND",
+    "SECOND",
+    "SimTime",
+    "format_micro_time",
+    "format_offset",
+    "format_time",
+    "parse_time",
+    "seconds",
+    "to_datetime",
+]
+
+SimTime = int
+"""Nanoseconds since ``EPOCH``."""
+
+SECOND: SimTime = 1_000_000_000
+MILLISECOND: SimTime = 1_000_000
+EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+def seconds(value: float) -> SimTime:
+    """Convert seconds (int or float) to SimTime, rounding to the nearest nanosecond."""
+    if isinstance(value, int):
+        return value * SECOND
+    return round(value * SECOND)
+
+
+def to_datetime(t: SimTime) -> datetime:
+    """The aware UTC datetime of a virtual instant (microsecond precision)."""
+    return EPOCH + timedelta(microseconds=t // 1000)
+
+
+def format_time(t: SimTime) -> str:
+    """``metav1.Time`` on the wire: RFC 3339, UTC, second precision (``2030-01-01T00:01:03Z``)."""
+    return to_datetime(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_micro_time(t: SimTime) -> str:
+    """``metav1.MicroTime`` on the wire: RFC 3339 with microseconds."""
+    return to_datetime(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> SimTime:
+    """Inverse of :func:`format_time` / :func:`format_micro_time` (for times written by the fake)."""
+    value = text.replace("Z", "+00:00")
+    delta = datetime.fromisoformat(value) - EPOCH
+    return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1000
+
+
+def format_offset(t: SimTime) -> str:
+    """Elapsed virtual time as ``HH:MM:SS.mmm`` (the trace's time column)."""
+    total_ms = t // MILLISECOND
+    ms = total_ms % 1000
+    s = total_ms // 1000
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.{ms:03d}"

@@ -1,0 +1,31 @@
+"""Helpers for wire-form (JSON-compatible) objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["deep_copy", "get_path"]
+
+
+def deep_copy(value: Any) -> Any:
+    """Copy a JSON-like value (dicts, lists, scalars) several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: (deep_copy(v) if isinstance(v, dict | list) else v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [deep_copy(v) if isinstance(v, dict | list) else v for v in value]
+    return value
+
+
+def get_path(obj: Any, *path: str | int, default: Any = None) -> Any:
+    """``obj[p0][p1]...`` or ``default`` when any step is missing."""
+    cur = obj
+    for step in path:
+        if isinstance(cur, dict):
+            if step not in cur:
+                return default
+            cur = cur[step]
+        elif isinstance(cur, list) and isinstance(step, int) and -len(cur) <= step < len(cur):
+            cur = cur[step]
+        else:
+            return default
+    return default if cur is None else cur

@@ -1,0 +1,56 @@
+"""One root seed split into named, independent random streams.
+
+``SeedTree(seed).stream("kubelet/node-3")`` derives a child seed with BLAKE2b, so adding a draw
+in one component never shifts another component's draws, and nothing depends on
+``PYTHONHASHSEED`` (``hash()`` is never used).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+
+__all__ = ["KUBE_NAME_ALPHABET", "SeedTree", "Stream"]
+
+KUBE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+"""``k8s.io/apimachinery/pkg/util/rand``: no vowels (no words), no confusable 0/1/3."""
+
+
+class Stream:
+    """A deterministic random stream with the few draws fakekube needs."""
+
+    __slots__ = ("_rng",)
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def name_suffix(self, length: int = 5) -> str:
+        """``utilrand.String(n)``: the suffix appended to ``generateName``."""
+        return "".join(self._rng.choice(KUBE_NAME_ALPHABET) for _ in range(length))
+
+    def uid(self) -> str:
+        """An RFC 4122 version-4 UUID string drawn from this stream."""
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def random(self) -> float:
+        return self._rng.random()
+
+    def randrange(self, stop: int) -> int:
+        return self._rng.randrange(stop)
+
+
+class SeedTree:
+    """Derives independent streams from one root seed."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int) -> None:
+        self.seed = int(seed)
+
+    def child_seed(self, name: str) -> int:
+        digest = hashlib.blake2b(f"{self.seed}\x00{name}".encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big")
+
+    def stream(self, name: str) -> Stream:
+        return Stream(self.child_seed(name))

@@ -1,0 +1,14 @@
+"""The built-in kinds the fake serves, and the hook that serves custom resources."""
+
+from __future__ import annotations
+
+from fakekube.apiserver.kinds import core, crds, jobs, pods
+from fakekube.apiserver.server import ApiServer
+
+__all__ = ["install_builtin_kinds"]
+
+
+def install_builtin_kinds(server: ApiServer) -> None:
+    """Register every built-in resource (and its subresource handlers) with ``server``."""
+    for module in (core, pods, jobs, crds):
+        module.install(server)

@@ -1,0 +1,140 @@
+"""CustomResourceDefinitions, and serving the custom resources they define.
+
+Creating a CRD serves its resource at once (``Established``): every request for it is pruned,
+defaulted and validated against the storage version's OpenAPI v3 schema (types, enums,
+bounds, required, list-map keys, CEL ``x-kubernetes-validations``), with the status subresource
+when the CRD declares it. Custom resources refuse unconditional updates and strategic merge
+patches, as on a real server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube._core.clock import format_time
+from fakekube.apiserver.resources import ResourceType
+from fakekube.apiserver.server import ApiServer
+from fakekube.apiserver.strategy import Context, Strategy
+from fakekube.errors import FieldError
+from fakekube.machinery.openapi import StructuralSchema
+from fakekube.store import DELETED, StoredEvent
+
+__all__ = ["CustomResourceStrategy", "install"]
+
+CRD_KEY = "customresourcedefinitions.apiextensions.k8s.io"
+
+
+class CustomResourceStrategy(Strategy):
+    """Rules for one custom resource, driven by its structural schema."""
+
+    allow_unconditional_update = False
+
+    def __init__(self, schema: StructuralSchema, *, has_status: bool) -> None:
+        self.schema = schema
+        self.has_status = has_status
+
+    def default(self, obj: dict[str, Any]) -> None:
+        pruned = self.schema.default(self.schema.prune(obj))
+        obj.clear()
+        obj.update(pruned)
+
+    def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
+        if self.has_status:
+            obj.pop("status", None)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return self.schema.validate(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.schema.validate(new, old)
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
+        status = new.get("status")
+        new.clear()
+        new.update({k: v for k, v in old.items() if k != "status"})
+        if status is not None:
+            new["status"] = status
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.schema.validate(new, old)
+
+    def spec_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        skip = ("metadata", "status") if self.has_status else ("metadata",)
+        return ({k: v for k, v in new.items() if k not in skip}
+                != {k: v for k, v in old.items() if k not in skip})
+
+
+class CrdStrategy(Strategy):
+    tracks_generation = True
+
+    def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
+        names = (obj.get("spec") or {}).get("names") or {}
+        now = format_time(ctx.now)
+        obj["status"] = {
+            "acceptedNames": dict(names),
+            "conditions": [
+                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+                 "message": "no conflicts found", "lastTransitionTime": now},
+                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+                 "message": "the initial names have been accepted", "lastTransitionTime": now},
+            ],
+            "storedVersions": [v["name"] for v in (obj.get("spec") or {}).get("versions") or [] if v.get("storage")],
+        }
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        names = spec.get("names") or {}
+        errors: list[FieldError] = []
+        expected = f"{names.get('plural', '')}.{spec.get('group', '')}"
+        if obj["metadata"].get("name") != expected:
+            errors.append(FieldError.invalid("metadata.name", obj["metadata"].get("name", ""),
+                                             "must be spec.names.plural+\".\"+spec.group"))
+        for field_name in ("plural", "kind"):
+            if not names.get(field_name):
+                errors.append(FieldError.required(f"spec.names.{field_name}"))
+        if spec.get("scope") not in ("Namespaced", "Cluster"):
+            errors.append(FieldError.not_supported("spec.scope", spec.get("scope"), ("Cluster", "Namespaced")))
+        versions = spec.get("versions") or []
+        if not versions:
+            errors.append(FieldError.invalid("spec.versions", versions, "must have exactly one version marked as storage version"))
+        elif sum(1 for v in versions if v.get("storage")) != 1:
+            errors.append(FieldError.invalid("spec.versions", versions,
+                                             "must have exactly one version marked as storage version"))
+        return errors
+
+
+def _serve(server: ApiServer, crd: dict[str, Any]) -> None:
+    spec = crd["spec"]
+    names = spec["names"]
+    version = next(v for v in spec["versions"] if v.get("storage"))
+    has_status = "status" in (version.get("subresources") or {})
+    schema = StructuralSchema.from_crd_version(version)
+    existing = server.registry.by_key(f"{names['plural']}.{spec['group']}")
+    if existing is not None:
+        server.registry.remove(existing)
+    server.registry.add(ResourceType(
+        spec["group"], version["name"], names["kind"], names["plural"],
+        namespaced=spec.get("scope") == "Namespaced",
+        strategy=CustomResourceStrategy(schema, has_status=has_status),
+        singular=names.get("singular", ""), short_names=tuple(names.get("shortNames") or ()),
+        categories=tuple(names.get("categories") or ()),
+        subresources=frozenset({"status"} if has_status else ()), custom=True))
+
+
+def install(server: ApiServer) -> None:
+    server.registry.add(ResourceType("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                                     "customresourcedefinitions", namespaced=False, strategy=CrdStrategy(),
+                                     short_names=("crd", "crds"), subresources=frozenset({"status"})))
+
+    def on_change(event: StoredEvent) -> None:
+        if event.resource != CRD_KEY:
+            return
+        if event.type == DELETED:
+            spec = event.obj["spec"]
+            rt = server.registry.by_key(f"{spec['names']['plural']}.{spec['group']}")
+            if rt is not None:
+                server.registry.remove(rt)
+        elif event.old is None or event.old.get("spec") != event.obj.get("spec"):
+            _serve(server, event.obj)
+
+    server.store.subscribe(on_change)

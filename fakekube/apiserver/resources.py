@@ -1,0 +1,113 @@
+"""Resource types and how a name (``Job``, ``jobs``, ``job``, ``jobs.batch``, ``js``) finds one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fakekube.errors import NotFound, ResourceName, UsageError
+
+if TYPE_CHECKING:
+    from fakekube.apiserver.strategy import Strategy
+
+__all__ = ["Registry", "ResourceType"]
+
+
+@dataclass(frozen=True, eq=False)
+class ResourceType:
+    """One served resource: its names, scope, subresources and the strategy that owns its rules."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    strategy: Strategy
+    singular: str = ""
+    short_names: tuple[str, ...] = ()
+    subresources: frozenset[str] = frozenset()
+    categories: tuple[str, ...] = ()
+    custom: bool = False
+    names: ResourceName = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", ResourceName(self.plural, self.group, self.kind))
+        if not self.singular:
+            object.__setattr__(self, "singular", self.kind.lower())
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def key(self) -> str:
+        """The store's name for this resource: ``jobs.batch``, ``pods``."""
+        return self.names.qualified_resource
+
+    @property
+    def has_status(self) -> bool:
+        return "status" in self.subresources
+
+    def __repr__(self) -> str:
+        return f"<ResourceType {self.key}>"
+
+
+class Registry:
+    """The API server's discovery: every served resource, found by any of its names."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, ResourceType] = {}
+        self._aliases: dict[str, list[ResourceType]] = {}
+
+    def add(self, rt: ResourceType) -> None:
+        self._by_key[rt.key] = rt
+        aliases = {rt.kind.lower(), rt.plural, rt.singular, rt.key, f"{rt.kind}.{rt.group}".lower(),
+                   f"{rt.api_version}/{rt.kind}".lower(), *rt.short_names}
+        for alias in sorted(aliases):
+            bucket = self._aliases.setdefault(alias.lower(), [])
+            if rt not in bucket:
+                bucket.append(rt)
+
+    def remove(self, rt: ResourceType) -> None:
+        self._by_key.pop(rt.key, None)
+        for bucket in self._aliases.values():
+            if rt in bucket:
+                bucket.remove(rt)
+
+    def all(self) -> list[ResourceType]:
+        return [self._by_key[k] for k in sorted(self._by_key)]
+
+    def by_key(self, key: str) -> ResourceType | None:
+        return self._by_key.get(key)
+
+    def resolve(self, name: str, api_version: str | None = None) -> ResourceType:
+        """Find a resource by kind, plural, singular, short name or ``plural.group``.
+
+        Raises ``UsageError`` (with the known names) when nothing matches.
+        """
+        if not isinstance(name, str) or not name:
+            raise UsageError(f"a resource kind must be a non-empty string such as 'Pod' or 'jobs.batch', got {name!r}")
+        candidates = self._aliases.get(name.lower(), [])
+        if api_version is not None:
+            candidates = [rt for rt in candidates if rt.api_version == api_version]
+        if not candidates:
+            known = ", ".join(rt.kind for rt in self.all())
+            hint = f" with apiVersion {api_version!r}" if api_version else ""
+            raise UsageError(f"unknown resource kind {name!r}{hint}; this cluster serves: {known}. "
+                             "Create a CustomResourceDefinition first to serve a custom kind.")
+        # Core and built-in groups win over custom ones, as kubectl's discovery prefers them.
+        return sorted(candidates, key=lambda rt: (rt.custom, rt.group))[0]
+
+    def for_object(self, obj: dict) -> ResourceType:
+        """The resource of a wire-form object, from its apiVersion and kind."""
+        kind = obj.get("kind")
+        api_version = obj.get("apiVersion")
+        if not isinstance(kind, str) or not kind or not isinstance(api_version, str) or not api_version:
+            raise UsageError("an object needs 'apiVersion' and 'kind' (e.g. apiVersion: batch/v1, kind: Job); "
+                             f"got apiVersion={api_version!r}, kind={kind!r}")
+        for rt in self._aliases.get(kind.lower(), []):
+            if rt.kind == kind and rt.api_version == api_version:
+                return rt
+        raise NotFound(f'the server could not find the requested resource (no kind "{kind}" '
+                       f'is registered for version "{api_version}")',
+                       details={"group": api_version.rpartition("/")[0], "kind": kind})

@@ -1,0 +1,638 @@
+"""The API server: request → defaults → mutating admission → prepare → validate → validating
+admission → persist → notify, with the error ``Status`` objects a real server returns.
+
+Order and messages follow ``k8s.io/apiserver`` ``genericregistry.Store`` (Kubernetes 1.34):
+see ``spec/kubernetes.md`` §1. Every write is traced; watch deliveries are scheduled on the
+event loop, never made inside the write.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakekube._core.clock import SECOND, SimTime, format_time
+from fakekube._core.jsonutil import deep_copy
+from fakekube._core.loop import EventLoop, Priority
+from fakekube._core.rand import SeedTree
+from fakekube._core.trace import Trace
+from fakekube.apiserver.admission import CREATE, UPDATE, AdmissionChain, AdmissionRequest
+from fakekube.apiserver.faults import Reactor, Request
+from fakekube.apiserver.resources import Registry, ResourceType
+from fakekube.apiserver.strategy import Context
+from fakekube.errors import (
+    AlreadyExists,
+    ApiError,
+    BadRequest,
+    Conflict,
+    FieldError,
+    Forbidden,
+    Gone,
+    InternalError,
+    Invalid,
+    MethodNotAllowed,
+    NotFound,
+)
+from fakekube.machinery import patch as patching
+from fakekube.machinery import selectors as sel
+from fakekube.machinery import validation as v
+from fakekube.store import ADDED, DELETED, MODIFIED, Store, StoredEvent
+
+__all__ = ["ApiServer", "Watch", "WatchEvent"]
+
+MAX_GENERATE_ATTEMPTS = 8
+ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
+PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
+BOOKMARK = "BOOKMARK"
+OMIT_EMPTY_METADATA = ("labels", "annotations", "ownerReferences", "finalizers", "generateName")
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One event on a watch stream: ``ADDED``, ``MODIFIED``, ``DELETED``, ``BOOKMARK`` or ``ERROR``."""
+
+    type: str
+    object: dict[str, Any]
+
+
+@dataclass(eq=False)
+class Watch:
+    """A server-side watch. Events reach ``handler`` as scheduled loop events, in RV order."""
+
+    server: ApiServer
+    resource: ResourceType
+    namespace: str | None
+    label_selector: sel.LabelSelector | None
+    field_selector: sel.FieldSelector | None
+    handler: Callable[[WatchEvent], None]
+    copy: bool = True
+    delay: SimTime = 0
+    drop: Callable[[WatchEvent], bool] | None = None
+    stopped: bool = False
+    _pending: deque[WatchEvent] = field(default_factory=deque)
+    _scheduled: bool = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.server._unwatch(self)
+
+    def _matches(self, obj: dict[str, Any] | None) -> bool:
+        if obj is None:
+            return False
+        meta = obj["metadata"]
+        if self.namespace is not None and (meta.get("namespace") or "") != self.namespace:
+            return False
+        if self.label_selector is not None and not self.label_selector.matches(meta.get("labels") or {}):
+            return False
+        if self.field_selector is not None:
+            return self.field_selector.matches(self.server.field_set(self.resource, obj))
+        return True
+
+    def _offer(self, event: StoredEvent, extra_delay: SimTime = 0) -> None:
+        """Translate a stored change into this watch's view (selector transitions) and queue it."""
+        now_matches = event.type != DELETED and self._matches(event.obj)
+        was_matching = event.old is not None and self._matches(event.old)
+        if event.type == DELETED:
+            kind = DELETED if was_matching else None
+        elif now_matches:
+            kind = MODIFIED if was_matching else ADDED
+        else:
+            kind = DELETED if was_matching else None
+        if kind is None:
+            return
+        obj = event.obj
+        if kind == DELETED and event.type != DELETED:
+            obj = event.obj  # stopped matching: the new state, as the watch cache sends it
+        self._queue(WatchEvent(kind, obj), extra_delay)
+
+    def _queue(self, event: WatchEvent, extra_delay: SimTime = 0) -> None:
+        if self.stopped:
+            return
+        if self.drop is not None and self.drop(event):
+            self.server.trace.add(f"watch drop {event.type} {self.resource.key} "
+                                  f"{_ref(event.object)}")
+            return
+        self._pending.append(event)
+        if not self._scheduled:
+            self._scheduled = True
+            self.server.loop.call_later(self.delay + extra_delay, self._flush, priority=Priority.URGENT,
+                                        label=f"watch {self.resource.key}")
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        while self._pending and not self.stopped:
+            event = self._pending.popleft()
+            if self.copy:
+                event = WatchEvent(event.type, deep_copy(event.object))
+            self.handler(event)
+
+
+def _ref(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+class ApiServer:
+    """The in-memory API server. Components and tests reach it through a client."""
+
+    def __init__(self, *, loop: EventLoop, trace: Trace, seeds: SeedTree, store: Store | None = None) -> None:
+        self.loop = loop
+        self.trace = trace
+        self.store = store or Store()
+        self.registry = Registry()
+        self.admission = AdmissionChain()
+        self.reactors: list[Reactor] = []
+        self.subresource_handlers: dict[tuple[str, str], Callable[..., dict[str, Any]]] = {}
+        self._names = seeds.stream("apiserver/names")
+        self._uids = seeds.stream("apiserver/uids")
+        self._watches: dict[str, list[Watch]] = {}
+        self._write_delay: SimTime = 0
+        self.store.subscribe(self._fan_out)
+        self.writes = 0
+
+    # ================================================================== helpers
+    @property
+    def now(self) -> SimTime:
+        return self.loop.now
+
+    def resource(self, name: str | ResourceType) -> ResourceType:
+        return name if isinstance(name, ResourceType) else self.registry.resolve(name)
+
+    def _ns(self, rt: ResourceType, namespace: str | None) -> str:
+        if not rt.namespaced:
+            return ""
+        return namespace or "default"
+
+    def _react(self, verb: str, rt: ResourceType, namespace: str, name: str, sub: str | None) -> None:
+        self._write_delay = 0
+        if not self.reactors:
+            return
+        req = Request(verb, rt.key, namespace, name, sub)
+        for reactor in self.reactors:
+            if reactor.fires(req):
+                if reactor.error is not None:
+                    self.trace.add(f"fault {verb} {rt.key}{'/' + sub if sub else ''} "
+                                   f"{namespace + '/' if namespace else ''}{name} -> {reactor.error.code} "
+                                   f"{reactor.error.reason}")
+                    raise ApiError.from_status(deep_copy(reactor.error.status))
+                self._write_delay = max(self._write_delay, reactor.delay)
+
+    def _check_namespace(self, rt: ResourceType, namespace: str, obj_name: str) -> None:
+        if not rt.namespaced:
+            return
+        ns = self.store.get("namespaces", "", namespace)
+        if ns is None:
+            raise NotFound.for_object(self.registry.resolve("namespaces").names, namespace)
+        if ns["metadata"].get("deletionTimestamp"):
+            raise Forbidden.for_object(
+                rt.names, obj_name,
+                f"unable to create new content in namespace {namespace} because it is being terminated",
+                causes=[{"reason": "NamespaceTerminating",
+                         "message": f"namespace {namespace} is being terminated",
+                         "field": "metadata.namespace"}])
+
+    def _invalid(self, rt: ResourceType, name: str, errors: list[FieldError]) -> Invalid:
+        return Invalid.for_object(rt.names, name, errors)
+
+    def field_set(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
+        """The values a field selector sees for ``obj``."""
+        extra = None if rt.custom else sel.FIELD_GETTERS.get(rt.plural)
+        return sel.object_field_set(obj, extra, namespaced=rt.namespaced)
+
+    def _body(self, rt: ResourceType, body: Any, namespace: str) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise BadRequest(f"the body of a {rt.kind} request must be an object, not {type(body).__name__}")
+        obj = deep_copy(body)
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            raise BadRequest(f"metadata of a {rt.kind} must be an object")
+        if obj.get("kind") not in (None, "", rt.kind) or obj.get("apiVersion") not in (None, "", rt.api_version):
+            raise BadRequest(f"the API version in the data ({obj.get('apiVersion')}) does not match the expected "
+                             f"API version ({rt.api_version})" if obj.get("apiVersion") != rt.api_version else
+                             f"the kind in the data ({obj.get('kind')}) does not match the expected kind ({rt.kind})")
+        obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
+        for key in OMIT_EMPTY_METADATA:  # Go's omitempty: an empty list or map is not stored
+            if key in meta and not meta[key]:
+                del meta[key]
+        if rt.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and body_ns != namespace:
+                raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+        return obj
+
+    def _persist(self, rt: ResourceType, obj: dict[str, Any], verb: str, event: str,
+                 sub: str | None = None) -> dict[str, Any]:
+        rv = self.store.next_rv()
+        obj["metadata"]["resourceVersion"] = str(rv)
+        self.writes += 1
+        self.trace.add(f"{verb} {rt.api_version} {rt.kind}{'/' + sub if sub else ''} {_ref(obj)} rv={rv}")
+        self.store.put(rt.key, obj, event=event)
+        return obj
+
+    # ================================================================== watch fan-out
+    def _fan_out(self, event: StoredEvent) -> None:
+        for watch in self._watches.get(event.resource, ()):
+            watch._offer(event, self._write_delay)
+
+    def _unwatch(self, watch: Watch) -> None:
+        bucket = self._watches.get(watch.resource.key, [])
+        if watch in bucket:
+            bucket.remove(watch)
+
+    # ================================================================== reads
+    def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, *,
+            copy: bool = True) -> dict[str, Any]:
+        rt = self.resource(resource)
+        ns = self._ns(rt, namespace)
+        self._react("get", rt, ns, name, None)
+        obj = self.store.get(rt.key, ns, name)
+        if obj is None:
+            raise NotFound.for_object(rt.names, name)
+        return deep_copy(obj) if copy else obj
+
+    def list(self, resource: str | ResourceType, namespace: str | None = None, *,
+             label_selector: str | sel.LabelSelector | None = None,
+             field_selector: str | sel.FieldSelector | None = None,
+             copy: bool = True) -> dict[str, Any]:
+        """A ``<Kind>List``: items in (namespace, name) order and the store revision."""
+        rt = self.resource(resource)
+        ns = namespace if rt.namespaced else None
+        self._react("list", rt, ns or "", "", None)
+        label_sel = self._label_selector(label_selector)
+        field_sel = self._field_selector(rt, field_selector)
+        predicate = self._predicate(rt, label_sel, field_sel)
+        terms = label_sel.equality_terms() if label_sel is not None else ()
+        items = self.store.list(rt.key, ns, label_terms=terms, predicate=predicate)
+        if copy:
+            items = [deep_copy(o) for o in items]
+        return {"kind": f"{rt.kind}List", "apiVersion": rt.api_version,
+                "metadata": {"resourceVersion": str(self.store.rv)}, "items": items}
+
+    def _label_selector(self, value: str | sel.LabelSelector | None) -> sel.LabelSelector | None:
+        if value is None or value == "":
+            return None
+        if isinstance(value, str):
+            return sel.parse_label_selector(value)
+        return value
+
+    def _field_selector(self, rt: ResourceType, value: str | sel.FieldSelector | None) -> sel.FieldSelector | None:
+        if value is None or value == "":
+            return None
+        fs = sel.parse_field_selector(value) if isinstance(value, str) else value
+        if rt.custom or rt.plural not in sel.SUPPORTED_FIELDS:
+            supported: Iterable[str] = ["metadata.name", *(["metadata.namespace"] if rt.namespaced else [])]
+        else:
+            supported = sel.SUPPORTED_FIELDS[rt.plural]
+        return sel.check_supported(fs, list(supported), rt.plural)
+
+    def _predicate(self, rt: ResourceType, label_sel: sel.LabelSelector | None,
+                   field_sel: sel.FieldSelector | None) -> Callable[[dict[str, Any]], bool] | None:
+        if label_sel is None and field_sel is None:
+            return None
+
+        def predicate(obj: dict[str, Any]) -> bool:
+            if label_sel is not None and not label_sel.matches(obj["metadata"].get("labels") or {}):
+                return False
+            return field_sel is None or field_sel.matches(self.field_set(rt, obj))
+
+        return predicate
+
+    def watch(self, resource: str | ResourceType, handler: Callable[[WatchEvent], None], *,
+              namespace: str | None = None, resource_version: str | None = None,
+              label_selector: str | sel.LabelSelector | None = None,
+              field_selector: str | sel.FieldSelector | None = None,
+              copy: bool = True, delay: SimTime = 0,
+              drop: Callable[[WatchEvent], bool] | None = None,
+              send_initial_events: bool = False, allow_bookmarks: bool = False) -> Watch:
+        """Start a watch. Without a resourceVersion (or with "0") current objects arrive as ADDED.
+
+        From a resourceVersion N, every change after N is replayed; N older than the retained
+        history gives an ``ERROR`` event carrying a 410 ``Expired`` Status, then the watch ends.
+        """
+        rt = self.resource(resource)
+        ns = namespace if rt.namespaced else None
+        self._react("watch", rt, ns or "", "", None)
+        w = Watch(self, rt, ns, self._label_selector(label_selector), self._field_selector(rt, field_selector),
+                  handler, copy=copy, delay=delay, drop=drop)
+        if resource_version in (None, "", "0") or send_initial_events:
+            for obj in self.store.list(rt.key, ns):
+                if w._matches(obj):
+                    w._queue(WatchEvent(ADDED, obj))
+            if send_initial_events and allow_bookmarks:
+                w._queue(WatchEvent(BOOKMARK, {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": {
+                    "resourceVersion": str(self.store.rv),
+                    "annotations": {"k8s.io/initial-events-end": "true"}}}))
+        else:
+            try:
+                rv = int(resource_version)
+            except ValueError:
+                raise BadRequest(f'invalid resource version "{resource_version}"') from None
+            try:
+                history = self.store.history_since(rt.key, rv)
+            except Gone as gone:
+                w._queue(WatchEvent("ERROR", gone.status))
+                return w  # never registered: the stream ends after the ERROR event
+            for event in history:
+                w._offer(event)
+        self._watches.setdefault(rt.key, []).append(w)
+        return w
+
+    # ================================================================== create
+    def create(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
+               dry_run: bool = False) -> dict[str, Any]:
+        rt = self.resource(resource)
+        ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
+                      if isinstance(body, dict) else namespace)
+        obj = self._body(rt, body, ns)
+        meta = obj["metadata"]
+        self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
+        if meta.get("resourceVersion"):
+            raise InternalError("resourceVersion should not be set on objects to be created")
+        strategy = rt.strategy
+        strategy.default(obj)
+        self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
+                                               dry_run=dry_run))
+        strategy.default(obj)
+        meta = obj["metadata"]
+        # Store.create: system fields, then the generated name.
+        meta["uid"] = self._uids.uid()
+        meta["creationTimestamp"] = format_time(self.now)
+        for field_name in ("deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"):
+            meta.pop(field_name, None)
+        if strategy.tracks_generation:
+            meta["generation"] = 1
+        self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "")
+        strategy.prepare_for_create(obj, Context(self.now))
+        generate = not meta.get("name") and bool(meta.get("generateName"))
+        attempts = MAX_GENERATE_ATTEMPTS if generate else 1
+        for attempt in range(attempts):
+            if generate:
+                meta["name"] = self._generate_name(meta["generateName"])
+            errors = self._validate_meta(rt, meta) + strategy.validate(obj)
+            if errors:
+                raise self._invalid(rt, meta.get("name") or "", errors)
+            self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
+                                                     dry_run=dry_run))
+            existing = self.store.get(rt.key, ns, meta["name"])
+            if existing is None:
+                break
+            if not generate:
+                prefix = "object is being deleted: " if existing["metadata"].get("deletionTimestamp") else ""
+                raise AlreadyExists.for_object(rt.names, meta["name"], prefix=prefix)
+            if attempt == attempts - 1:
+                raise AlreadyExists.for_object(
+                    rt.names, meta["name"], retry_after=1,
+                    suffix=", the server was not able to generate a unique name for the object")
+        if dry_run:
+            return obj
+        self._persist(rt, obj, "create", ADDED)
+        return deep_copy(obj)
+
+    def _generate_name(self, base: str) -> str:
+        return base[:58] + self._names.name_suffix(5)
+
+    def _validate_meta(self, rt: ResourceType, meta: dict[str, Any]) -> list[FieldError]:
+        return v.validate_object_meta(meta, namespaced=rt.namespaced, name_rule=rt.strategy.name_rule)
+
+    # ================================================================== update
+    def update(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
+               subresource: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+        rt = self.resource(resource)
+        if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
+            raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
+        ns = self._ns(rt, namespace if namespace is not None else body["metadata"].get("namespace"))
+        name = body["metadata"]["name"]
+        self._react("update", rt, ns, name, subresource)
+        return self._update(rt, ns, name, self._body(rt, body, ns), subresource, dry_run=dry_run,
+                            verb="update")
+
+    def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
+                dry_run: bool, verb: str) -> dict[str, Any]:
+        if subresource not in (None, "status"):
+            raise NotFound(f"the server could not find the requested resource ({subresource} {rt.key})")
+        if subresource == "status" and not rt.has_status:
+            raise NotFound(f"the server could not find the requested resource ({rt.key}/status)")
+        old = self.store.get(rt.key, ns, name)
+        if old is None:
+            raise NotFound.for_object(rt.names, name)
+        meta = new["metadata"]
+        rv = meta.get("resourceVersion")
+        if not rv:
+            if not rt.strategy.allow_unconditional_update:
+                raise Invalid(f'{rt.key} "{name}" is invalid: metadata.resourceVersion: Invalid value: 0: '
+                              "must be specified for an update",
+                              details={"name": name, "group": rt.group, "kind": rt.kind, "causes": [
+                                  {"reason": "FieldValueInvalid", "message": "Invalid value: 0: must be "
+                                   "specified for an update", "field": "metadata.resourceVersion"}]})
+        elif rv != old["metadata"]["resourceVersion"]:
+            raise Conflict.modified(rt.names, name)
+        strategy = rt.strategy
+        strategy.default(new)
+        old_meta = old["metadata"]
+        # BeforeUpdate: system fields cannot be changed by a client.
+        for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+            if key in old_meta:
+                meta[key] = old_meta[key]
+            else:
+                meta.pop(key, None)
+        meta["resourceVersion"] = old_meta["resourceVersion"]
+        ctx = Context(self.now, subresource)
+        if subresource == "status":
+            strategy.prepare_for_status_update(new, old, ctx)
+        else:
+            if rt.has_status:
+                if "status" in old:
+                    new["status"] = old["status"]
+                else:
+                    new.pop("status", None)
+            strategy.prepare_for_update(new, old, ctx)
+            self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, dry_run=dry_run))
+            if strategy.tracks_generation and strategy.spec_changed(new, old):
+                meta["generation"] = int(old_meta.get("generation", 0)) + 1
+        errors = v.validate_object_meta_update(meta, old_meta)
+        errors += (strategy.validate_status_update(new, old) if subresource == "status"
+                   else strategy.validate_update(new, old))
+        if errors:
+            raise self._invalid(rt, name, errors)
+        self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
+                                                 subresource=subresource, dry_run=dry_run))
+        if new == old:
+            return deep_copy(old)
+        if dry_run:
+            return new
+        if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
+                and not old_meta.get("deletionGracePeriodSeconds"):
+            # ShouldDeleteDuringUpdate: the last finalizer is gone from a terminating object.
+            self._remove(rt, new)
+            return new
+        self._persist(rt, new, verb, MODIFIED, subresource)
+        return deep_copy(new)
+
+    # ================================================================== patch
+    def patch(self, resource: str | ResourceType, name: str, patch: Any, *, namespace: str | None = None,
+              patch_type: str = "merge", subresource: str | None = None,
+              dry_run: bool = False) -> dict[str, Any]:
+        rt = self.resource(resource)
+        ns = self._ns(rt, namespace)
+        self._react("patch", rt, ns, name, subresource)
+        old = self.store.get(rt.key, ns, name)
+        if old is None:
+            raise NotFound.for_object(rt.names, name)
+        media = patching.normalize_patch_type(patch_type)
+        new = patching.apply_patch(deep_copy(old), patch, media, resource=rt.key)
+        if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
+            raise BadRequest("the patch produced an object without metadata")
+        patched_meta = new["metadata"]
+        if patched_meta.get("uid") not in (None, old["metadata"]["uid"]):
+            raise Conflict(f'Precondition failed: UID in precondition: {patched_meta["uid"]}, '
+                           f'UID in object meta: {old["metadata"]["uid"]}',
+                           details={"name": name, "group": rt.group, "kind": rt.plural})
+        # A resourceVersion in the patch is a precondition; without one the patch applies to the latest.
+        if _has_rv(patch, media) and patched_meta.get("resourceVersion") != old["metadata"]["resourceVersion"]:
+            raise Conflict.modified(rt.names, name)
+        patched_meta["resourceVersion"] = old["metadata"]["resourceVersion"]
+        for key in ("name", "namespace"):
+            if patched_meta.get(key) != old["metadata"].get(key):
+                patched_meta[key] = old["metadata"].get(key)
+        new = self._body(rt, new, ns)
+        return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch")
+
+    # ================================================================== subresources
+    def create_subresource(self, resource: str | ResourceType, name: str, subresource: str,
+                           body: dict[str, Any], *, namespace: str | None = None) -> dict[str, Any]:
+        """``POST .../<name>/<subresource>`` (pods/binding, pods/eviction)."""
+        rt = self.resource(resource)
+        ns = self._ns(rt, namespace)
+        handler = self.subresource_handlers.get((rt.key, subresource))
+        if handler is None:
+            raise MethodNotAllowed(f"the server does not allow this method on the requested resource "
+                                   f"({rt.key}/{subresource})")
+        self._react("create", rt, ns, name, subresource)
+        return handler(self, rt, ns, name, body)
+
+    # ================================================================== delete
+    def delete(self, resource: str | ResourceType, name: str, *, namespace: str | None = None,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+               preconditions: dict[str, str] | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """DELETE: finalizers and graceful deletion turn it into an update; else the object goes.
+
+        Returns the object (when it lingers, or for kinds that return it, such as Pods) or a
+        ``Status`` of ``Success``.
+        """
+        rt = self.resource(resource)
+        ns = self._ns(rt, namespace)
+        self._react("delete", rt, ns, name, None)
+        if propagation_policy is not None and propagation_policy not in PROPAGATION_POLICIES:
+            raise Invalid(f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
+                          f'"{propagation_policy}": supported values: "Foreground", "Background", "Orphan", "nil"',
+                          details={"group": "meta.k8s.io", "kind": "DeleteOptions", "causes": [
+                              {"reason": "FieldValueNotSupported", "field": "propagationPolicy",
+                               "message": f'Unsupported value: "{propagation_policy}": supported values: '
+                                          '"Foreground", "Background", "Orphan", "nil"'}]})
+        old = self.store.get(rt.key, ns, name)
+        if old is None:
+            raise NotFound.for_object(rt.names, name)
+        old_meta = old["metadata"]
+        self._check_preconditions(rt, name, old_meta, preconditions or {})
+        new = deep_copy(old)
+        meta = new["metadata"]
+        finalizers = list(meta.get("finalizers") or [])
+        policy = propagation_policy
+        if policy is None:
+            if ORPHAN in finalizers or FOREGROUND in finalizers:
+                policy = None
+            else:
+                policy = rt.strategy.default_gc_policy
+        if policy == "Orphan":
+            finalizers = [f for f in finalizers if f != FOREGROUND]
+            finalizers += [] if ORPHAN in finalizers else [ORPHAN]
+        elif policy == "Foreground":
+            finalizers = [f for f in finalizers if f != ORPHAN]
+            finalizers += [] if FOREGROUND in finalizers else [FOREGROUND]
+        elif policy == "Background":
+            finalizers = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)]
+        grace = rt.strategy.grace_period(old, grace_period_seconds)
+        if old_meta.get("deletionTimestamp"):
+            # Already terminating: a shorter grace period may be applied, never a longer one.
+            current = old_meta.get("deletionGracePeriodSeconds")
+            if current is not None and grace < current and grace > 0:
+                meta["deletionGracePeriodSeconds"] = grace
+                meta["deletionTimestamp"] = format_time(self.now + grace * SECOND)
+            elif grace == 0 and current:
+                meta["deletionGracePeriodSeconds"] = 0
+            if finalizers != list(old_meta.get("finalizers") or []):
+                meta["finalizers"] = finalizers
+            if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
+                return self._delete_now(rt, new, dry_run)
+            if new == old or dry_run:
+                return deep_copy(old)
+            return deep_copy(self._persist(rt, new, "delete", MODIFIED))
+        if not finalizers and grace == 0:
+            return self._delete_now(rt, new, dry_run)
+        if finalizers:
+            meta["finalizers"] = finalizers
+        else:
+            meta.pop("finalizers", None)
+        meta["deletionTimestamp"] = format_time(self.now + grace * SECOND)
+        meta["deletionGracePeriodSeconds"] = grace
+        if rt.strategy.tracks_generation or "generation" in meta:
+            meta["generation"] = int(meta.get("generation", 0)) + 1
+        if dry_run:
+            return new
+        return deep_copy(self._persist(rt, new, "delete", MODIFIED))
+
+    def _check_preconditions(self, rt: ResourceType, name: str, meta: dict[str, Any],
+                             pre: dict[str, str]) -> None:
+        uid, rv = pre.get("uid"), pre.get("resourceVersion")
+        label = f'{rt.names.qualified_kind} "{name}"'
+        if uid is not None and uid != meta.get("uid"):
+            raise Conflict(f"Operation cannot be fulfilled on {label}: the UID in the precondition ({uid}) does "
+                           f"not match the UID in record ({meta.get('uid')}). The object might have been deleted "
+                           "and then recreated")
+        if rv is not None and rv != meta.get("resourceVersion"):
+            raise Conflict(f"Operation cannot be fulfilled on {label}: the ResourceVersion in the precondition "
+                           f"({rv}) does not match the ResourceVersion in record ({meta.get('resourceVersion')}). "
+                           "The object might have been modified")
+
+    def _delete_now(self, rt: ResourceType, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+        if not dry_run:
+            obj = self._remove(rt, obj)
+        if rt.strategy.return_deleted_object:
+            return deep_copy(obj)
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                "details": {"name": obj["metadata"]["name"], "group": rt.group, "kind": rt.plural,
+                            "uid": obj["metadata"]["uid"]}}
+
+    def _remove(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        meta = obj["metadata"]
+        rv = self.store.next_rv()
+        self.writes += 1
+        self.trace.add(f"delete {rt.api_version} {rt.kind} {_ref(obj)} rv={rv} (removed)")
+        event = self.store.remove(rt.key, meta.get("namespace") or "", meta["name"], rv=rv)
+        return event.obj
+
+    # ================================================================== bulk helpers for controllers
+    def dependents(self, owner_uid: str) -> Iterable[tuple[ResourceType, dict[str, Any]]]:
+        """Objects with an ownerReference to ``owner_uid`` (the garbage collector's graph edge)."""
+        for key, ns, name in self.store.dependents(owner_uid):
+            obj = self.store.get(key, ns, name)
+            rt = self.registry.by_key(key)
+            if obj is not None and rt is not None:
+                yield rt, obj
+
+
+def _has_rv(patch: Any, media: str) -> bool:
+    if media == patching.JSON_PATCH:
+        return any(isinstance(op, dict) and str(op.get("path", "")).startswith("/metadata/resourceVersion")
+                   for op in (patch if isinstance(patch, list) else []))
+    return isinstance(patch, dict) and isinstance(patch.get("metadata"), dict) \
+        and patch["metadata"].get("resourceVersion") is not None
+

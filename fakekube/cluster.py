@@ -1,0 +1,367 @@
+"""``FakeCluster``: the public harness. It wires the API server, the event loop and the simulated
+components, and offers the verbs a test needs.
+
+>>> cluster = FakeCluster(seed=0)
+>>> cluster.add_nodes(2)
+>>> job = cluster.apply(JOB_YAML)
+>>> cluster.run_until(lambda: cluster.get("Job", "pi")["status"].get("succeeded") == 1, timeout=120)
+
+``simulate=False`` gives an API server only, like envtest: no garbage collector, no Job
+controller, scheduler, kubelet or DNS; a test drives status by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fakekube._core.clock import SimTime, seconds, to_datetime
+from fakekube._core.loop import EventLoop
+from fakekube._core.rand import SeedTree
+from fakekube._core.trace import Trace
+from fakekube.apiserver.faults import Reactor
+from fakekube.apiserver.kinds import install_builtin_kinds
+from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
+from fakekube.components.dns import Dns
+from fakekube.components.garbage_collector import GarbageCollector
+from fakekube.components.job_controller import JobController
+from fakekube.components.kubelet import Kubelet
+from fakekube.components.scheduler import Scheduler
+from fakekube.errors import ApiError, NotFound, UsageError
+from fakekube.machinery import patch as patching
+from fakekube.runtime.client import Client
+from fakekube.runtime.context import Component, Runtime
+from fakekube.store import Store
+
+__all__ = ["FakeCluster"]
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+DEFAULT_CAPACITY = {"cpu": "32", "memory": "128Gi", "pods": "110"}
+
+
+def _load_documents(source: Any) -> list[dict[str, Any]]:
+    """Objects from a dict, a list of dicts, YAML text, or a path to a YAML file."""
+    if isinstance(source, dict):
+        return [source]
+    if isinstance(source, list | tuple):
+        docs: list[dict[str, Any]] = []
+        for item in source:
+            docs += _load_documents(item)
+        return docs
+    if hasattr(source, "to_wire"):
+        return [source.to_wire()]
+    if hasattr(source, "obj") and callable(source.obj):
+        return _load_documents(source.obj())
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml", ".json"))):
+        path = Path(source)
+        if not path.is_file():
+            raise UsageError(f"no such manifest file: {path}")
+        source = path.read_text()
+    if not isinstance(source, str):
+        raise UsageError(f"apply() takes a dict, a list of dicts, YAML text or a path, not {type(source).__name__}")
+    try:
+        loaded = [d for d in yaml.safe_load_all(source) if d is not None]
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise UsageError(f"malformed YAML{where}: {getattr(err, 'problem', None) or err}") from None
+    for doc in loaded:
+        if not isinstance(doc, dict):
+            raise UsageError(f"every YAML document must be a mapping (an object), got {type(doc).__name__}")
+    out: list[dict[str, Any]] = []
+    for doc in loaded:
+        if doc.get("kind", "").endswith("List") and isinstance(doc.get("items"), list):
+            out += doc["items"]
+        else:
+            out.append(doc)
+    return out
+
+
+class FakeCluster:
+    """A deterministic in-memory Kubernetes cluster on a virtual clock."""
+
+    def __init__(self, seed: int = 0, *, simulate: bool = True, shuffle_ties: bool = False,
+                 watch_history: int = 10_000, trace: bool = True) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise UsageError(f"FakeCluster(seed=...) takes an int, got {seed!r}")
+        self.seed = seed
+        self.seeds = SeedTree(seed)
+        self.trace = Trace(lambda: self.loop.now, enabled=trace)
+        self.loop = EventLoop(self.trace, tie_stream=self.seeds.stream("loop/ties") if shuffle_ties else None)
+        self.api = ApiServer(loop=self.loop, trace=self.trace, seeds=self.seeds,
+                             store=Store(history_limit=watch_history))
+        install_builtin_kinds(self.api)
+        self.runtime = Runtime(self.api, self.loop, self.trace, self.seeds)
+        self.client = Client(self.api, user_agent="test")
+        for ns in SYSTEM_NAMESPACES:
+            self.api.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        self.simulate = simulate
+        self.components: dict[str, Component] = {}
+        if simulate:
+            self.gc = GarbageCollector(self.runtime)
+            self.job_controller = JobController(self.runtime)
+            self.scheduler = Scheduler(self.runtime)
+            self.kubelet = Kubelet(self.runtime)
+            self.dns = Dns(self.runtime)
+            for component in (self.gc, self.job_controller, self.scheduler, self.kubelet, self.dns):
+                self.add_component(component)
+        self.run_until_idle()
+
+    # ================================================================== components
+    def add_component(self, component: Component) -> Component:
+        """Start a component (or a user's controller) on this cluster."""
+        if component.name in self.components:
+            raise UsageError(f"a component named {component.name!r} is already running on this cluster")
+        self.components[component.name] = component
+        component.start()
+        return component
+
+    def _require_simulation(self, what: str) -> None:
+        if not self.simulate:
+            raise UsageError(f"{what} needs the simulated kubelet; this cluster was made with simulate=False. "
+                             "Use FakeCluster(seed=..., simulate=True), or write pod status with update_status().")
+
+    # ================================================================== time
+    @property
+    def now(self) -> datetime:
+        """Virtual time as an aware UTC datetime."""
+        return to_datetime(self.loop.now)
+
+    @property
+    def elapsed(self) -> float:
+        """Virtual seconds since the cluster started."""
+        return self.loop.now / 1e9
+
+    def run_until_idle(self, *, max_steps: int = 1_000_000) -> int:
+        """Process everything due now (controllers converge); the clock does not move."""
+        return self.loop.run_until_idle(max_steps=max_steps)
+
+    def advance(self, seconds_: float) -> None:
+        """Move virtual time forward by ``seconds_``, running everything due on the way."""
+        if not isinstance(seconds_, int | float) or isinstance(seconds_, bool) or seconds_ < 0:
+            raise UsageError(f"advance() takes a non-negative number of seconds, got {seconds_!r}")
+        self.loop.advance(seconds(seconds_))
+        self.loop.run_until_idle()
+
+    def run_until(self, predicate: Callable[[], bool], *, timeout: float, max_steps: int = 10_000_000) -> float:
+        """Advance until ``predicate()`` holds; return the virtual seconds elapsed since start.
+
+        Raises ``SimulationError`` (with the trace tail) if it does not hold within ``timeout``
+        virtual seconds.
+        """
+        if not callable(predicate):
+            raise UsageError("run_until() takes a callable predicate, e.g. lambda: cluster.get(...)[...]")
+        self.loop.run_until(predicate, timeout=seconds(timeout), max_steps=max_steps)
+        return self.elapsed
+
+    # ================================================================== nodes
+    def add_node(self, name: str, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
+                 taints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Register a Ready node (default capacity: 32 CPU, 128Gi, 110 pods)."""
+        cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
+        node = {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                                  "kubernetes.io/arch": "amd64", **(labels or {})}},
+            "spec": {"taints": list(taints)} if taints else {},
+            "status": {"capacity": cap, "allocatable": dict(cap),
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "message": "kubelet is posting ready status"}],
+                       "addresses": [{"type": "InternalIP", "address": self._node_ip()},
+                                     {"type": "Hostname", "address": name}]},
+        }
+        return self.api.create("nodes", node)
+
+    def _node_ip(self) -> str:
+        n = self.api.store.count("nodes") + 1
+        return f"10.0.{n // 250}.{n % 250 + 1}"
+
+    def add_nodes(self, count: int, name_prefix: str = "node", labels: dict[str, str] | None = None,
+                  capacity: dict[str, Any] | None = None, taints: list[dict[str, Any]] | None = None
+                  ) -> list[dict[str, Any]]:
+        """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
+        if not isinstance(count, int) or count < 0:
+            raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
+        return [self.add_node(f"{name_prefix}-{i}", labels, capacity, taints) for i in range(count)]
+
+    # ================================================================== API verbs
+    def apply(self, obj_or_yaml: Any, *, namespace: str | None = None) -> Any:
+        """Create each object, or update it if it exists (client-side apply, as kubectl does).
+
+        Returns the stored object, or a list when the input held several documents.
+        """
+        docs = _load_documents(obj_or_yaml)
+        results = [self._apply_one(doc, namespace) for doc in docs]
+        self.run_until_idle()
+        if isinstance(obj_or_yaml, dict) or len(results) == 1:
+            return results[0]
+        return results
+
+    def _apply_one(self, doc: dict[str, Any], namespace: str | None) -> dict[str, Any]:
+        rt = self.api.registry.for_object(doc)
+        meta = doc.get("metadata") or {}
+        ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
+        name = meta.get("name")
+        manifest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        if name:
+            try:
+                live = self.api.get(rt, name, ns)
+            except NotFound:
+                live = None
+            if live is not None:
+                last = json.loads((live["metadata"].get("annotations") or {}).get(LAST_APPLIED, "{}"))
+                patch = patching.create_merge_patch(last, doc)
+                patch.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+                return self.api.patch(rt, name, patch, namespace=ns, patch_type="merge")
+        body = json.loads(manifest)
+        body.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+        return self.api.create(rt, body, namespace=ns)
+
+    def create(self, obj: dict[str, Any], *, namespace: str | None = None) -> dict[str, Any]:
+        result = self.client.create(obj, namespace=namespace)
+        self.run_until_idle()
+        return result
+
+    def update(self, obj: dict[str, Any]) -> dict[str, Any]:
+        result = self.client.update(obj)
+        self.run_until_idle()
+        return result
+
+    def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
+        result = self.client.update_status(obj)
+        self.run_until_idle()
+        return result
+
+    def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        return self.client.get(kind, name, namespace)
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None) -> list[dict[str, Any]]:
+        return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
+
+    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", patch_type: str = "merge",
+              subresource: str | None = None) -> dict[str, Any]:
+        result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource)
+        self.run_until_idle()
+        return result
+
+    def delete(self, kind: str, name: str, namespace: str = "default", propagation_policy: str | None = None,
+               grace_period_seconds: int | None = None) -> dict[str, Any]:
+        result = self.client.delete(kind, name, namespace, propagation_policy=propagation_policy,
+                                    grace_period_seconds=grace_period_seconds)
+        self.run_until_idle()
+        return result
+
+    def watch(self, kind: str, namespace: str | None = None, resource_version: str | None = None,
+              label_selector: str | None = None, field_selector: str | None = None) -> WatchStream:
+        """A watch whose events collect in ``.events`` (delivered as the loop runs)."""
+        return WatchStream(self.client, kind, namespace, resource_version, label_selector, field_selector)
+
+    def exists(self, kind: str, name: str, namespace: str = "default") -> bool:
+        try:
+            self.client.get(kind, name, namespace)
+        except NotFound:
+            return False
+        return True
+
+    # ================================================================== events and faults
+    def events(self, involved: dict[str, Any] | None = None, *, reason: str | None = None,
+               namespace: str | None = None, kind: str | None = None, name: str | None = None
+               ) -> list[dict[str, Any]]:
+        """Recorded core/v1 Events, oldest first, optionally about one object or with one reason."""
+        items = self.client.list("events", namespace)
+        out = []
+        for ev in items:
+            io = ev.get("involvedObject") or {}
+            if involved is not None and io.get("uid") != involved["metadata"].get("uid"):
+                continue
+            if reason is not None and ev.get("reason") != reason:
+                continue
+            if kind is not None and io.get("kind") != kind:
+                continue
+            if name is not None and io.get("name") != name:
+                continue
+            out.append(ev)
+        out.sort(key=lambda e: (e.get("firstTimestamp") or "", int(e["metadata"]["resourceVersion"])))
+        return out
+
+    def inject(self, reactor: Reactor | None = None, **kwargs: Any) -> Reactor:
+        """Add a fault reactor (see ``fakekube.apiserver.faults.Reactor``); returns it for inspection."""
+        if reactor is None:
+            delay = kwargs.pop("delay_seconds", None)
+            if delay is not None:
+                kwargs["delay"] = seconds(delay)
+            reactor = Reactor(**kwargs)
+        self.api.reactors.append(reactor)
+        return reactor
+
+    def clear_faults(self) -> None:
+        self.api.reactors.clear()
+
+    # ================================================================== workload actions
+    def fail_pod(self, name: str, namespace: str = "default", exit_code: int = 1, reason: str = "Error") -> None:
+        """The pod's containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
+        self._require_simulation("fail_pod()")
+        self.kubelet.fail_pod(name, namespace, exit_code=exit_code, reason=reason)
+        self.run_until_idle()
+
+    def complete_pod(self, name: str, namespace: str = "default") -> None:
+        """The pod's containers exit 0 now."""
+        self._require_simulation("complete_pod()")
+        self.kubelet.complete_pod(name, namespace)
+        self.run_until_idle()
+
+    def delete_pod(self, name: str, namespace: str = "default", grace_period_seconds: int | None = None) -> None:
+        self.delete("pods", name, namespace, grace_period_seconds=grace_period_seconds)
+
+    def evict_pod(self, name: str, namespace: str = "default") -> None:
+        self.client.evict(name, namespace)
+        self.run_until_idle()
+
+    def fail_node(self, name: str) -> None:
+        """The node goes NotReady; its pods fail with a DisruptionTarget condition."""
+        self._require_simulation("fail_node()")
+        self.kubelet.fail_node(name)
+        self.run_until_idle()
+
+    def remove_node(self, name: str) -> None:
+        self.delete("nodes", name, None)  # type: ignore[arg-type]
+
+    def script_pods(self, label_selector: str, *, duration: float | None = None, exit_code: int = 0,
+                    ready_after: float | None = None, reason: str | None = None) -> None:
+        """Script pods matching ``label_selector`` (created from now on): run ``duration`` s, then exit."""
+        self._require_simulation("script_pods()")
+        self.kubelet.script_pods(label_selector, duration=duration, exit_code=exit_code,
+                                 ready_after=ready_after, reason=reason)
+
+    def __repr__(self) -> str:
+        return f"<FakeCluster seed={self.seed} t={self.elapsed:g}s simulate={self.simulate}>"
+
+
+class WatchStream:
+    """A user-facing watch: events collect in ``events`` as the loop delivers them."""
+
+    def __init__(self, client: Client, kind: str, namespace: str | None, resource_version: str | None,
+                 label_selector: str | None, field_selector: str | None) -> None:
+        self.events: list[WatchEvent] = []
+        self._watch: Watch = client.watch(kind, self.events.append, namespace=namespace,
+                                          resource_version=resource_version, label_selector=label_selector,
+                                          field_selector=field_selector)
+
+    def stop(self) -> None:
+        self._watch.stop()
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        return iter(list(self.events))
+
+    def types(self) -> list[str]:
+        return [e.type for e in self.events]
+
+
+_ = (ApiError, SimTime)

@@ -1,0 +1,211 @@
+"""The garbage collector (``pkg/controller/garbagecollector``), on the simulated control plane.
+
+It keeps its own graph from watches of every resource (owner UID → dependents) and acts through
+the API only:
+
+- an object whose owners are all gone (missing, or present with another UID) is deleted, with
+  the policy its own finalizers imply (``orphan`` → Orphan, ``foregroundDeletion`` →
+  Foreground, else Background);
+- an owner deleted with ``Orphan`` has its reference stripped from every dependent, then loses
+  the ``orphan`` finalizer;
+- an owner deleted with ``Foreground`` has all its dependents deleted, and loses
+  ``foregroundDeletion`` once no dependent that blocks it (``blockOwnerDeletion: true``) is left.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube.apiserver.server import WatchEvent
+from fakekube.errors import ApiError, Conflict, NotFound
+from fakekube.runtime.context import Runtime
+
+__all__ = ["GarbageCollector"]
+
+ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
+Ref = tuple[str, str, str]  # (resource key, namespace, name)
+
+
+class GarbageCollector:
+    name = "garbage-collector"
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.client = rt.client("garbage-collector")
+        self.objects: dict[str, tuple[Ref, dict[str, Any]]] = {}
+        self.dependents: dict[str, dict[str, None]] = {}
+        self._watches: dict[str, Any] = {}
+        self.queue = rt.controller("garbage-collector", self._process)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        self.queue.start()
+        for rtype in self.rt.server.registry.all():
+            self._watch(rtype.key)
+        self._crds = self.client.watch("customresourcedefinitions", self._on_crd, copy=False)
+
+    def stop(self) -> None:
+        self.queue.stop()
+        for watch in self._watches.values():
+            watch.stop()
+        self._watches.clear()
+
+    def _watch(self, key: str) -> None:
+        if key in self._watches or key == "events":
+            return
+        self._watches[key] = self.client.watch(key, lambda ev, k=key: self._on_event(k, ev), copy=False)
+
+    def _on_crd(self, event: WatchEvent) -> None:
+        spec = event.object.get("spec") or {}
+        key = f"{(spec.get('names') or {}).get('plural', '')}.{spec.get('group', '')}"
+        if event.type != "DELETED" and self.rt.server.registry.by_key(key) is not None:
+            self._watch(key)
+
+    # ------------------------------------------------------------------ graph upkeep
+    def _on_event(self, resource: str, event: WatchEvent) -> None:
+        if event.type not in ("ADDED", "MODIFIED", "DELETED"):
+            return
+        obj = event.object
+        meta = obj["metadata"]
+        uid = meta["uid"]
+        ref: Ref = (resource, meta.get("namespace") or "", meta["name"])
+        previous = self.objects.get(uid)
+        if previous is not None:
+            for owner in previous[1]["metadata"].get("ownerReferences") or ():
+                bucket = self.dependents.get(owner["uid"])
+                if bucket is not None:
+                    bucket.pop(uid, None)
+        if event.type == "DELETED":
+            self.objects.pop(uid, None)
+            for dep_uid in list(self.dependents.get(uid, ())):
+                self._enqueue_dependent(dep_uid)
+            for owner in meta.get("ownerReferences") or ():
+                self._enqueue_owner(owner["uid"])
+            return
+        self.objects[uid] = (ref, obj)
+        owners = meta.get("ownerReferences") or ()
+        for owner in owners:
+            self.dependents.setdefault(owner["uid"], {})[uid] = None
+        if owners:
+            self.queue.enqueue(("dependent", uid))
+        if meta.get("deletionTimestamp") and (ORPHAN in (meta.get("finalizers") or ())
+                                              or FOREGROUND in (meta.get("finalizers") or ())):
+            self.queue.enqueue(("owner", uid))
+
+    def _enqueue_dependent(self, uid: str) -> None:
+        if uid in self.objects:
+            self.queue.enqueue(("dependent", uid))
+
+    def _enqueue_owner(self, uid: str) -> None:
+        entry = self.objects.get(uid)
+        if entry is not None and entry[1]["metadata"].get("deletionTimestamp"):
+            self.queue.enqueue(("owner", uid))
+
+    # ------------------------------------------------------------------ work
+    def _process(self, key: tuple[str, str]) -> None:
+        what, uid = key
+        entry = self.objects.get(uid)
+        if entry is None:
+            return
+        if what == "owner":
+            self._process_owner(uid, entry[0], entry[1])
+        else:
+            self._attempt_to_delete(uid, entry[0], entry[1])
+
+    def _owner_state(self, namespace: str, owner: dict[str, Any]) -> str:
+        """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup."""
+        api_version, kind = owner.get("apiVersion", ""), owner.get("kind", "")
+        try:
+            rtype = next(r for r in self.rt.server.registry.all()
+                         if r.kind == kind and r.api_version == api_version)
+        except StopIteration:
+            return "dangling"
+        try:
+            live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None)
+        except NotFound:
+            return "dangling"
+        meta = live["metadata"]
+        if meta.get("uid") != owner.get("uid"):
+            return "dangling"
+        if meta.get("deletionTimestamp") and FOREGROUND in (meta.get("finalizers") or ()):
+            return "waiting"
+        return "solid"
+
+    def _attempt_to_delete(self, uid: str, ref: Ref, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        owners = meta.get("ownerReferences") or []
+        if not owners or (meta.get("deletionTimestamp") and not meta.get("finalizers")):
+            return
+        states = [(o, self._owner_state(ref[1], o)) for o in owners]
+        solid = [o for o, s in states if s == "solid"]
+        if solid:
+            stale = [o["uid"] for o, s in states if s != "solid"]
+            if stale:
+                patch = {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": u} for u in stale]}}
+                self._patch(ref, patch, "strategic")
+            return
+        if meta.get("deletionTimestamp"):
+            return
+        waiting = any(s == "waiting" for _, s in states)
+        finalizers = meta.get("finalizers") or ()
+        if waiting and self.dependents.get(uid):
+            policy = "Foreground"
+        elif ORPHAN in finalizers:
+            policy = "Orphan"
+        elif FOREGROUND in finalizers:
+            policy = "Foreground"
+        else:
+            policy = "Background"
+        self.rt.trace.add(f"garbage-collector delete {ref[0]} {ref[1] + '/' if ref[1] else ''}{ref[2]} "
+                          f"(owners gone; propagationPolicy={policy})")
+        try:
+            self.client.delete(ref[0], ref[2], ref[1] or None, propagation_policy=policy,
+                               preconditions={"uid": uid})
+        except (NotFound, Conflict):
+            return
+
+    def _process_owner(self, uid: str, ref: Ref, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        finalizers = list(meta.get("finalizers") or ())
+        deps = [d for d in self.dependents.get(uid, ()) if d in self.objects]
+        if ORPHAN in finalizers:
+            for dep in deps:
+                dep_ref = self.objects[dep][0]
+                self._patch(dep_ref, {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": uid}]}},
+                            "strategic")
+            self._remove_finalizer(ref, ORPHAN)
+            return
+        if FOREGROUND not in finalizers:
+            return
+        blocking = 0
+        for dep in deps:
+            dep_ref, dep_obj = self.objects[dep]
+            dep_meta = dep_obj["metadata"]
+            blocks = any(o.get("uid") == uid and o.get("blockOwnerDeletion")
+                         for o in dep_meta.get("ownerReferences") or ())
+            if blocks:
+                blocking += 1
+            if not dep_meta.get("deletionTimestamp"):
+                self.queue.enqueue(("dependent", dep))
+        if blocking == 0:
+            self._remove_finalizer(ref, FOREGROUND)
+
+    def _patch(self, ref: Ref, patch: dict[str, Any], patch_type: str) -> None:
+        try:
+            self.client.patch(ref[0], ref[2], patch, ref[1] or None, patch_type=patch_type)
+        except NotFound:
+            return
+
+    def _remove_finalizer(self, ref: Ref, finalizer: str) -> None:
+        try:
+            live = self.client.get(ref[0], ref[2], ref[1] or None)
+        except NotFound:
+            return
+        remaining = [f for f in live["metadata"].get("finalizers") or () if f != finalizer]
+        live["metadata"]["finalizers"] = remaining
+        try:
+            self.client.update(live)
+        except (NotFound, Conflict):
+            self._enqueue_owner(live["metadata"]["uid"])
+        except ApiError:
+            raise

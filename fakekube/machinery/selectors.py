@@ -1,0 +1,800 @@
+"""Label and field selectors, parsed, matched and printed as Kubernetes does.
+
+Mirrors, at ``kubernetes/apimachinery@v0.34.0``:
+
+- ``pkg/labels/selector.go``: ``Parse`` (lexer + recursive-descent parser), ``NewRequirement``,
+  ``Requirement.Matches``/``String``, ``internalSelector``, ``Everything``/``Nothing``,
+  ``SelectorFromValidatedSet``, ``RequiresExactMatch``;
+- ``pkg/apis/meta/v1/helpers.go``: ``LabelSelectorAsSelector``;
+- ``pkg/apis/meta/v1/validation/validation.go``: ``ValidateLabelSelector``,
+  ``ValidateLabelSelectorRequirement``;
+- ``pkg/fields/selector.go``: ``ParseSelector``, ``splitTerms``/``splitTerm``, ``EscapeValue``,
+  ``UnescapeValue``, ``hasTerm``/``notHasTerm``/``andTerm``, ``Transform``;
+- ``kubernetes/kubernetes``: the per-kind field label conversion functions
+  (``pkg/apis/core/v1/conversion.go``, ``pkg/apis/batch/v1/conversion.go``) and selectable field
+  sets (``pkg/registry/core/pod/strategy.go`` ``ToSelectableFields``, ``JobToSelectableFields``,
+  the Node/Event/Namespace/Service strategies); ``apiextensions-apiserver`` ``crConverter``.
+
+How a bad selector reaches a client (read in ``kubernetes/apiserver@v0.34.0``
+``pkg/endpoints/handlers/get.go`` ``ListResource``): the query string is decoded by
+``metainternalversionscheme.ParameterCodec.DecodeParameters``, whose ``v1.ListOptions →
+internalversion.ListOptions`` conversion calls ``labels.Parse`` / ``fields.ParseSelector`` and
+returns their error unchanged; the handler answers ``errors.NewBadRequest(err.Error())``: HTTP
+400, reason ``BadRequest``, message = the parser's error text verbatim (e.g.
+``unable to parse requirement: found ',', expected: identifier``). Unsupported field labels
+fail later in the same handler (``FieldSelector.Transform(ConvertFieldLabel)``), again as
+``NewBadRequest(err.Error())``. Both raise :class:`SelectorError` here, which is a
+:class:`~fakekube.errors.BadRequest` (and a ``ValueError`` for non-API callers).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from fakekube.errors import BadRequest, FieldError, aggregate_message, go_quote
+
+from .validation import is_qualified_name, is_valid_label_value, validate_labels
+
+__all__ = [
+    "EVERYTHING",
+    "FIELD_ALIASES",
+    "FIELD_GETTERS",
+    "NOTHING",
+    "SUPPORTED_FIELDS",
+    "FieldSelector",
+    "FieldTerm",
+    "LabelSelector",
+    "Operator",
+    "Requirement",
+    "SelectorError",
+    "check_supported",
+    "escape_field_value",
+    "field_label_error",
+    "new_requirement",
+    "object_field_set",
+    "parse_field_selector",
+    "parse_label_selector",
+    "selector_from_label_selector_dict",
+    "selector_from_set",
+    "unescape_field_value",
+    "validate_label_selector",
+]
+
+
+class SelectorError(BadRequest, ValueError):
+    """A selector that cannot be parsed or converted: 400 BadRequest with upstream's error text."""
+
+
+# =========================================================================== label selectors
+
+
+class Operator(StrEnum):
+    """``selection.Operator``: the values are the upstream constants."""
+
+    DOES_NOT_EXIST = "!"
+    EQUALS = "="
+    DOUBLE_EQUALS = "=="
+    IN = "in"
+    NOT_EQUALS = "!="
+    NOT_IN = "notin"
+    EXISTS = "exists"
+    GREATER_THAN = "gt"
+    LESS_THAN = "lt"
+
+
+# Order matters: it is the order printed in "expected: ..." and "supported values: ..." messages.
+_BINARY_OPERATORS = (Operator.IN, Operator.NOT_IN, Operator.EQUALS, Operator.DOUBLE_EQUALS,
+                     Operator.NOT_EQUALS, Operator.GREATER_THAN, Operator.LESS_THAN)
+_UNARY_OPERATORS = (Operator.EXISTS, Operator.DOES_NOT_EXIST)
+_VALID_OPERATORS = _BINARY_OPERATORS + _UNARY_OPERATORS
+
+_INT64_RE = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _parse_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``, ``None`` on error."""
+    if not _INT64_RE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """``labels.Requirement``: ``values`` keep the order given (``String()`` sorts on output)."""
+
+    key: str
+    operator: Operator
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """``Requirement.Matches``."""
+        op = self.operator
+        if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
+            return self.key in labels and labels[self.key] in self.values
+        if op in (Operator.NOT_IN, Operator.NOT_EQUALS):
+            return self.key not in labels or labels[self.key] not in self.values
+        if op is Operator.EXISTS:
+            return self.key in labels
+        if op is Operator.DOES_NOT_EXIST:
+            return self.key not in labels
+        if op in (Operator.GREATER_THAN, Operator.LESS_THAN):
+            if self.key not in labels or len(self.values) != 1:
+                return False
+            have = _parse_int64(labels[self.key])
+            want = _parse_int64(self.values[0])
+            if have is None or want is None:
+                return False
+            return have > want if op is Operator.GREATER_THAN else have < want
+        return False
+
+    def __str__(self) -> str:
+        """``Requirement.String``."""
+        op = self.operator
+        if op is Operator.DOES_NOT_EXIST:
+            return "!" + self.key
+        if op is Operator.EXISTS:
+            return self.key
+        symbol = {Operator.EQUALS: "=", Operator.DOUBLE_EQUALS: "==", Operator.NOT_EQUALS: "!=",
+                  Operator.IN: " in ", Operator.NOT_IN: " notin ", Operator.GREATER_THAN: ">",
+                  Operator.LESS_THAN: "<"}[op]
+        values = self.values[0] if len(self.values) == 1 else ",".join(sorted(self.values))
+        if op in (Operator.IN, Operator.NOT_IN):
+            values = f"({values})"
+        return self.key + symbol + values
+
+
+def _key_error(key: str, path: str) -> FieldError | None:
+    """``labels.validateLabelKey``: one error, messages joined with ``"; "``."""
+    errs = is_qualified_name(key)
+    return FieldError.invalid(path, key, "; ".join(errs)) if errs else None
+
+
+def _value_error(key: str, value: str, path: str) -> FieldError | None:
+    """``labels.validateLabelValue``: the path gets ``[key]`` appended."""
+    errs = is_valid_label_value(value)
+    return FieldError.invalid(f"{path}[{key}]", value, "; ".join(errs)) if errs else None
+
+
+def _requirement_errors(key: str, op: str, values: Sequence[str] | None) -> list[FieldError]:
+    """The field errors ``labels.NewRequirement`` aggregates (path ``nil``, so children are bare)."""
+    errs: list[FieldError] = []
+    vals = list(values or ())
+    # Go renders a nil []string as null and an empty one as []: keep the distinction.
+    shown: list[str] | None = None if values is None else vals
+    if (err := _key_error(key, "key")) is not None:
+        errs.append(err)
+    if op in (Operator.IN, Operator.NOT_IN):
+        if not vals:
+            errs.append(FieldError.invalid("values", shown, "for 'in', 'notin' operators, values set can't be empty"))
+    elif op in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS):
+        if len(vals) != 1:
+            errs.append(FieldError.invalid("values", shown, "exact-match compatibility requires one single value"))
+    elif op in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
+        if vals:
+            errs.append(FieldError.invalid("values", shown, "values set must be empty for exists and does not exist"))
+    elif op in (Operator.GREATER_THAN, Operator.LESS_THAN):
+        if len(vals) != 1:
+            errs.append(FieldError.invalid("values", shown,
+                                           "for 'Gt', 'Lt' operators, exactly one value is required"))
+        for i, value in enumerate(vals):
+            if _parse_int64(value) is None:
+                errs.append(FieldError.invalid(f"values[{i}]", value,
+                                               "for 'Gt', 'Lt' operators, the value must be an integer"))
+    else:
+        errs.append(FieldError.not_supported("operator", op, [str(o) for o in _VALID_OPERATORS]))
+    for i, value in enumerate(vals):
+        if (err := _value_error(key, value, f"values[{i}]")) is not None:
+            errs.append(err)
+    return errs
+
+
+def new_requirement(key: str, operator: Operator | str, values: Sequence[str] | None = ()) -> Requirement:
+    """``labels.NewRequirement``: validates and raises :class:`SelectorError` with the aggregate text.
+
+    Pass ``values=None`` to mimic a nil Go slice (rendered ``null`` in a message).
+    """
+    errs = _requirement_errors(key, operator, values)
+    if errs:
+        raise SelectorError(aggregate_message(errs))
+    return Requirement(key, Operator(operator), tuple(values or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelector:
+    """A parsed label selector (``labels.internalSelector``), or :data:`NOTHING`.
+
+    ``requirements`` are sorted by key (stable, so requirements on one key keep their order;
+    Go's ``sort.Sort`` is only stable for fewer than 13 requirements).
+    """
+
+    requirements: tuple[Requirement, ...] = ()
+    matches_nothing: bool = False
+
+    @classmethod
+    def of(cls, requirements: Iterable[Requirement]) -> LabelSelector:
+        """``NewSelector().Add(...)``: sort by key."""
+        return cls(tuple(sorted(requirements, key=lambda r: r.key)))
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """``Selector.Matches``: every requirement holds (nothing matches :data:`NOTHING`)."""
+        if self.matches_nothing:
+            return False
+        return all(r.matches(labels) for r in self.requirements)
+
+    @property
+    def empty(self) -> bool:
+        """``Selector.Empty``: true when the selector matches everything."""
+        return not self.matches_nothing and not self.requirements
+
+    def __str__(self) -> str:
+        """``Selector.String``: requirements joined by ``,`` (``""`` for both everything and nothing)."""
+        return ",".join(str(r) for r in self.requirements)
+
+    def requires_exact_match(self, key: str) -> str | None:
+        """``RequiresExactMatch``: the first requirement on ``key`` decides."""
+        for r in self.requirements:
+            if r.key == key:
+                if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN) and len(r.values) == 1:
+                    return r.values[0]
+                return None
+        return None
+
+    def equality_terms(self) -> tuple[tuple[str, str], ...]:
+        """``(key, value)`` pairs every match must carry exactly: ``k=v``, ``k==v``, ``k in (v)``.
+
+        A store may answer from a label index on any one of them and filter with :meth:`matches`.
+        Empty for :data:`NOTHING`, which callers must check with :attr:`matches_nothing`.
+        """
+        return tuple((r.key, r.values[0]) for r in self.requirements
+                     if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN)
+                     and len(set(r.values)) == 1)
+
+    def required_keys(self) -> tuple[str, ...]:
+        """Label keys every match must have (sorted, unique)."""
+        present = (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN, Operator.EXISTS,
+                   Operator.GREATER_THAN, Operator.LESS_THAN)
+        return tuple(sorted({r.key for r in self.requirements if r.operator in present}))
+
+
+EVERYTHING = LabelSelector()
+"""``labels.Everything()``: matches every label set."""
+
+NOTHING = LabelSelector(matches_nothing=True)
+"""``labels.Nothing()``: matches no label set; prints as ``""``."""
+
+
+def selector_from_set(labels: Mapping[str, str] | None) -> LabelSelector:
+    """``labels.SelectorFromValidatedSet``: ``k=v`` for every entry; empty → :data:`EVERYTHING`."""
+    if not labels:
+        return EVERYTHING
+    return LabelSelector(tuple(Requirement(k, Operator.EQUALS, (labels[k],)) for k in sorted(labels)))
+
+
+# --------------------------------------------------------------------------- lexer and parser
+
+_END, _CLOSED_PAR, _COMMA, _BANG, _DOUBLE_EQUALS, _EQUALS, _GT, _IDENT, _IN, _LT, _NOT_EQUALS, \
+    _NOT_IN, _OPEN_PAR, _ERROR = range(14)
+
+_STRING_TO_TOKEN = {")": _CLOSED_PAR, ",": _COMMA, "!": _BANG, "==": _DOUBLE_EQUALS, "=": _EQUALS,
+                    ">": _GT, "in": _IN, "<": _LT, "!=": _NOT_EQUALS, "notin": _NOT_IN, "(": _OPEN_PAR}
+_SPECIAL = frozenset("=!(),><")
+_WHITESPACE = frozenset(" \t\r\n")
+
+
+def _lex(text: str) -> list[tuple[int, str]]:
+    """``Lexer.Lex`` until end of string, byte-for-byte in behaviour.
+
+    Go's ``read`` returns 0 at the end of input; a literal NUL character reads the same way,
+    so (as upstream) a NUL ends the input where a token would start and ends a token otherwise.
+    """
+    items: list[tuple[int, str]] = []
+    pos, end = 0, len(text)
+
+    def read() -> str:
+        nonlocal pos
+        if pos < end:
+            pos += 1
+            return text[pos - 1]
+        return "\0"
+
+    while True:
+        ch = read()
+        while ch in _WHITESPACE:  # skipWhiteSpaces
+            ch = read()
+        if ch == "\0":
+            items.append((_END, ""))
+            return items
+        pos -= 1  # unread
+        buffer = ""
+        if ch in _SPECIAL:  # scanSpecialSymbol
+            last: tuple[int, str] | None = None
+            while True:
+                ch = read()
+                if ch == "\0":
+                    break
+                if ch not in _SPECIAL:
+                    pos -= 1
+                    break
+                buffer += ch
+                if buffer in _STRING_TO_TOKEN:
+                    last = (_STRING_TO_TOKEN[buffer], buffer)
+                elif last is not None:
+                    pos -= 1
+                    break
+            items.append(last if last is not None else (_ERROR, f"error expected: keyword found '{buffer}'"))
+        else:  # scanIDOrKeyword
+            while True:
+                ch = read()
+                if ch == "\0":
+                    break
+                if ch in _SPECIAL or ch in _WHITESPACE:
+                    pos -= 1
+                    break
+                buffer += ch
+            items.append((_STRING_TO_TOKEN.get(buffer, _IDENT), buffer))
+
+
+class _Parser:
+    """``labels.Parser`` with its two contexts (``in``/``notin`` are identifiers in value context)."""
+
+    def __init__(self, text: str) -> None:
+        self.items = _lex(text)
+        self.pos = 0
+
+    def lookahead(self, values: bool) -> tuple[int, str]:
+        tok, lit = self.items[self.pos]
+        return (_IDENT if values and tok in (_IN, _NOT_IN) else tok), lit
+
+    def consume(self, values: bool) -> tuple[int, str]:
+        item = self.lookahead(values)
+        self.pos += 1
+        return item
+
+    def parse(self) -> list[Requirement]:
+        requirements: list[Requirement] = []
+        while True:
+            tok, lit = self.lookahead(True)
+            if tok in (_IDENT, _BANG):
+                try:
+                    requirements.append(self.parse_requirement())
+                except SelectorError as err:
+                    raise SelectorError(f"unable to parse requirement: {err.message}") from None
+                tok, lit = self.consume(True)
+                if tok == _END:
+                    return requirements
+                if tok == _COMMA:
+                    tok2, lit2 = self.lookahead(True)
+                    if tok2 not in (_IDENT, _BANG):
+                        raise SelectorError(f"found '{lit2}', expected: identifier after ','")
+                else:
+                    raise SelectorError(f"found '{lit}', expected: ',' or 'end of string'")
+            elif tok == _END:
+                return requirements
+            else:
+                raise SelectorError(f"found '{lit}', expected: !, identifier, or 'end of string'")
+
+    def parse_requirement(self) -> Requirement:
+        key, operator = self.parse_key_and_infer_operator()
+        if operator in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
+            return new_requirement(key, operator, [])
+        operator = self.parse_operator()
+        values = self.parse_values() if operator in (Operator.IN, Operator.NOT_IN) else self.parse_exact_value()
+        return new_requirement(key, operator, sorted(values))
+
+    def parse_key_and_infer_operator(self) -> tuple[str, Operator | None]:
+        operator: Operator | None = None
+        tok, lit = self.consume(True)
+        if tok == _BANG:
+            operator = Operator.DOES_NOT_EXIST
+            tok, lit = self.consume(True)
+        if tok != _IDENT:
+            raise SelectorError(f"found '{lit}', expected: identifier")
+        if (err := _key_error(lit, "<nil>")) is not None:  # the parser's path is a nil *field.Path
+            raise SelectorError(str(err))
+        if self.lookahead(True)[0] in (_END, _COMMA) and operator is None:
+            operator = Operator.EXISTS
+        return lit, operator
+
+    def parse_operator(self) -> Operator:
+        tok, lit = self.consume(False)
+        ops = {_IN: Operator.IN, _EQUALS: Operator.EQUALS, _DOUBLE_EQUALS: Operator.DOUBLE_EQUALS,
+               _GT: Operator.GREATER_THAN, _LT: Operator.LESS_THAN, _NOT_IN: Operator.NOT_IN,
+               _NOT_EQUALS: Operator.NOT_EQUALS}
+        if tok not in ops:
+            expected = ", ".join(str(o) for o in _BINARY_OPERATORS)
+            raise SelectorError(f"found '{lit}', expected: {expected}")
+        return ops[tok]
+
+    def parse_values(self) -> set[str]:
+        tok, lit = self.consume(True)
+        if tok != _OPEN_PAR:
+            raise SelectorError(f"found '{lit}' expected: '('")
+        tok, lit = self.lookahead(True)
+        if tok in (_IDENT, _COMMA):
+            values = self.parse_identifiers_list()
+            if self.consume(True)[0] != _CLOSED_PAR:
+                raise SelectorError(f"found '{lit}', expected: ')'")
+            return values
+        if tok == _CLOSED_PAR:
+            self.consume(True)
+            return {""}
+        raise SelectorError(f"found '{lit}', expected: ',', ')' or identifier")
+
+    def parse_identifiers_list(self) -> set[str]:
+        values: set[str] = set()
+        while True:
+            tok, lit = self.consume(True)
+            if tok == _IDENT:
+                values.add(lit)
+                tok2, lit2 = self.lookahead(True)
+                if tok2 == _COMMA:
+                    continue
+                if tok2 == _CLOSED_PAR:
+                    return values
+                raise SelectorError(f"found '{lit2}', expected: ',' or ')'")
+            if tok == _COMMA:
+                if not values:
+                    values.add("")
+                tok2 = self.lookahead(True)[0]
+                if tok2 == _CLOSED_PAR:
+                    values.add("")
+                    return values
+                if tok2 == _COMMA:
+                    self.consume(True)
+                    values.add("")
+            else:
+                raise SelectorError(f"found '{lit}', expected: ',', or identifier")
+
+    def parse_exact_value(self) -> set[str]:
+        if self.lookahead(True)[0] in (_END, _COMMA):
+            return {""}
+        tok, lit = self.consume(True)
+        if tok == _IDENT:
+            return {lit}
+        raise SelectorError(f"found '{lit}', expected: identifier")
+
+
+def parse_label_selector(text: str) -> LabelSelector:
+    """``labels.Parse``: the full string syntax; ``""`` (or blanks) is :data:`EVERYTHING`.
+
+    Raises :class:`SelectorError` (400 BadRequest) whose message is the text kube-apiserver
+    returns for a bad ``labelSelector`` query parameter: the parser's error, unwrapped (see the
+    module docstring), e.g. ``unable to parse requirement: found ',', expected: identifier``.
+    """
+    return LabelSelector.of(_Parser(text).parse())
+
+
+# --------------------------------------------------------------------------- metav1.LabelSelector
+
+_STRUCTURED_OPERATORS = {"In": Operator.IN, "NotIn": Operator.NOT_IN, "Exists": Operator.EXISTS,
+                         "DoesNotExist": Operator.DOES_NOT_EXIST}
+
+
+def selector_from_label_selector_dict(sel: Mapping[str, Any] | None) -> LabelSelector:
+    """``metav1.LabelSelectorAsSelector``: ``None`` → :data:`NOTHING`, ``{}`` → :data:`EVERYTHING`.
+
+    ``matchLabels`` become ``k=v`` (visited in sorted key order; Go's map order is random, so
+    with several bad entries Go may report a different one first), then ``matchExpressions``.
+    Errors raise :class:`SelectorError` with upstream's text, e.g.
+    ``"Foo" is not a valid label selector operator``.
+    """
+    if sel is None:
+        return NOTHING
+    match_labels: Mapping[str, str] = sel.get("matchLabels") or {}
+    expressions: Sequence[Mapping[str, Any]] = sel.get("matchExpressions") or []
+    if not match_labels and not expressions:
+        return EVERYTHING
+    requirements = [new_requirement(key, Operator.EQUALS, [match_labels[key]]) for key in sorted(match_labels)]
+    for expr in expressions:
+        raw_op = expr.get("operator") or ""
+        if raw_op not in _STRUCTURED_OPERATORS:
+            raise SelectorError(f"{go_quote(raw_op)} is not a valid label selector operator")
+        values = expr.get("values")
+        requirements.append(new_requirement(expr.get("key") or "", _STRUCTURED_OPERATORS[raw_op],
+                                            list(values) if values else None))
+    return LabelSelector.of(requirements)
+
+
+def validate_label_selector(sel: Mapping[str, Any] | None, path: str) -> list[FieldError]:
+    """``ValidateLabelSelector`` with default options (invalid values and unknown operators rejected)."""
+    if sel is None:
+        return []
+    errs = validate_labels(sel.get("matchLabels"), f"{path}.matchLabels")
+    for i, expr in enumerate(sel.get("matchExpressions") or []):
+        errs.extend(_validate_requirement(expr, f"{path}.matchExpressions[{i}]"))
+    return errs
+
+
+def _validate_requirement(expr: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``ValidateLabelSelectorRequirement``."""
+    errs: list[FieldError] = []
+    op = expr.get("operator") or ""
+    values: Sequence[str] = expr.get("values") or []
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.append(FieldError.required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(FieldError.forbidden(
+                f"{path}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    else:
+        errs.append(FieldError.invalid(f"{path}.operator", op, "not a valid selector operator"))
+    key = expr.get("key") or ""
+    errs.extend(FieldError.invalid(f"{path}.key", key, msg) for msg in is_qualified_name(key))
+    for i, value in enumerate(values):
+        errs.extend(FieldError.invalid(f"{path}.values[{i}]", value, msg) for msg in is_valid_label_value(value))
+    return errs
+
+
+# =========================================================================== field selectors
+
+
+def escape_field_value(value: str) -> str:
+    """``fields.EscapeValue``: backslash-escape ``\\``, ``,`` and ``=``."""
+    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+
+
+def unescape_field_value(text: str) -> str:
+    """``fields.UnescapeValue``; errors carry upstream's text (an unescaped rune prints as its code point)."""
+    if not any(c in text for c in "\\,="):
+        return text
+    out: list[str] = []
+    in_slash = False
+    for ch in text:
+        if in_slash:
+            if ch in "\\,=":
+                out.append(ch)
+            else:
+                raise SelectorError(f"invalid field selector: invalid escape sequence: \\{ch}")
+            in_slash = False
+        elif ch == "\\":
+            in_slash = True
+        elif ch in ",=":
+            raise SelectorError(f"invalid field selector: unescaped character in value: {ord(ch)}")
+        else:
+            out.append(ch)
+    if in_slash:
+        raise SelectorError("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
+def _split_terms(text: str) -> list[str]:
+    """``fields.splitTerms``: split on commas not escaped by a backslash."""
+    if not text:
+        return []
+    terms: list[str] = []
+    start, in_slash = 0, False
+    for i, ch in enumerate(text):
+        if in_slash:
+            in_slash = False
+        elif ch == "\\":
+            in_slash = True
+        elif ch == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
+
+
+def _split_term(term: str) -> tuple[str, str, str] | None:
+    """``fields.splitTerm``: the first ``!=``, ``==`` or ``=`` (in that preference) splits the term."""
+    for i in range(len(term)):
+        for op in ("!=", "==", "="):
+            if term.startswith(op, i):
+                return term[:i], op, term[i + len(op):]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldTerm:
+    """One ``hasTerm`` (``op == "="``; ``==`` is stored as ``=``) or ``notHasTerm`` (``"!="``)."""
+
+    field: str
+    op: str
+    value: str
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        have = fields.get(self.field, "")
+        return have == self.value if self.op == "=" else have != self.value
+
+    def __str__(self) -> str:
+        return f"{self.field}{self.op}{escape_field_value(self.value)}"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSelector:
+    """A parsed field selector: ``terms`` ANDed, in the order upstream keeps (sorted raw terms).
+
+    A field missing from the object's field set reads as ``""`` (``fields.Set.Get``).
+    """
+
+    terms: tuple[FieldTerm, ...] = ()
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        return all(t.matches(fields) for t in self.terms)
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+    def __str__(self) -> str:
+        return ",".join(str(t) for t in self.terms)
+
+    def requires_exact_match(self, field: str) -> str | None:
+        """``RequiresExactMatch``: the value of the first ``field=value`` term."""
+        return next((t.value for t in self.terms if t.field == field and t.op == "="), None)
+
+    def equality_terms(self) -> tuple[tuple[str, str], ...]:
+        """``(field, value)`` pairs that must hold exactly, for index lookups."""
+        return tuple((t.field, t.value) for t in self.terms if t.op == "=")
+
+
+def parse_field_selector(text: str) -> FieldSelector:
+    """``fields.ParseSelector``: ``=``, ``==``, ``!=``; comma = AND; no whitespace trimming.
+
+    Raw terms are sorted as strings before parsing (so errors name the first bad term in that
+    order); empty terms are skipped.
+    """
+    terms: list[FieldTerm] = []
+    for part in sorted(_split_terms(text)):
+        if not part:
+            continue
+        split = _split_term(part)
+        if split is None:
+            raise SelectorError(f"invalid selector: '{text}'; can't understand '{part}'")
+        lhs, op, rhs = split
+        terms.append(FieldTerm(lhs, "!=" if op == "!=" else "=", unescape_field_value(rhs)))
+    return FieldSelector(tuple(terms))
+
+
+# --------------------------------------------------------------------------- supported fields
+
+SUPPORTED_FIELDS: dict[str, tuple[str, ...]] = {
+    "pods": ("metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
+             "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+             "status.podIP", "status.podIPs", "status.nominatedNodeName"),
+    "nodes": ("metadata.name", "spec.unschedulable"),
+    "events": ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+               "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+               "reason", "reportingComponent", "source", "type", "metadata.namespace", "metadata.name"),
+    "namespaces": ("status.phase", "metadata.name"),
+    "secrets": ("type", "metadata.namespace", "metadata.name"),
+    "services": ("metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type"),
+    "replicationcontrollers": ("metadata.name", "metadata.namespace", "status.replicas"),
+    "jobs": ("metadata.name", "metadata.namespace", "status.successful"),
+}
+"""Field labels each built-in kind's registered conversion function accepts (custom resources:
+``metadata.name``, ``metadata.namespace`` when namespaced, and the CRD's ``selectableFields``)."""
+
+FIELD_ALIASES: dict[str, dict[str, str]] = {"pods": {"spec.host": "spec.nodeName"}}
+"""Legacy labels a conversion function renames (old v1 clients sent ``spec.host``)."""
+
+# Built-in resources without a registered field label conversion function use
+# runtime.DefaultMetaV1FieldSelectorConversion and its own message.
+_DEFAULT_CONVERSION_RESOURCES = frozenset({"endpointslices", "priorityclasses", "leases", "ingresses",
+                                           "persistentvolumeclaims", "configmaps", "serviceaccounts"})
+
+
+def field_label_error(field: str, resource: str) -> str:
+    """The error text of ``ConvertFieldLabel`` for an unsupported ``field`` of ``resource`` (plural).
+
+    - ``jobs`` (``batch/v1`` conversion): ``field label "<f>" not supported for batchv1.Job``;
+    - built-ins without a conversion function (``DefaultMetaV1FieldSelectorConversion``):
+      ``"<f>" is not a known field selector: only "metadata.name", "metadata.namespace"``;
+    - everything else (core kinds, custom resources): ``field label not supported: <f>``.
+    """
+    if resource == "jobs":
+        return f"field label {go_quote(field)} not supported for batchv1.Job"
+    if resource in _DEFAULT_CONVERSION_RESOURCES:
+        return (f'{go_quote(field)} is not a known field selector: only "metadata.name", '
+                '"metadata.namespace"')
+    return f"field label not supported: {field}"
+
+
+def check_supported(selector: FieldSelector, supported: Collection[str], resource_label: str) -> FieldSelector:
+    """``FieldSelector.Transform(ConvertFieldLabel)``: rename aliases, reject unsupported fields.
+
+    ``resource_label`` is the resource plural (``pods``, ``jobs``, ``jobsets`` ...): it picks the
+    aliases (:data:`FIELD_ALIASES`) and the error text (:func:`field_label_error`). Terms are
+    checked in order, so the error names the first unsupported one. Returns the converted
+    selector; raises :class:`SelectorError` (400 BadRequest).
+    """
+    aliases = FIELD_ALIASES.get(resource_label, {})
+    out: list[FieldTerm] = []
+    for term in selector.terms:
+        field = aliases.get(term.field, term.field)
+        if field not in supported and term.field not in supported:
+            raise SelectorError(field_label_error(term.field, resource_label))
+        out.append(FieldTerm(field, term.op, term.value))
+    return FieldSelector(tuple(out))
+
+
+# --------------------------------------------------------------------------- selectable field sets
+
+
+def _get(obj: Mapping[str, Any], *path: str) -> Any:
+    cur: Any = obj
+    for part in path:
+        if not isinstance(cur, Mapping):
+            return None
+        cur = cur.get(part)
+    return cur
+
+
+def _str(obj: Mapping[str, Any], *path: str) -> str:
+    value = _get(obj, *path)
+    return value if isinstance(value, str) else ""
+
+
+def _bool(obj: Mapping[str, Any], *path: str) -> str:
+    """``strconv.FormatBool``: a missing bool is ``false``."""
+    return "true" if _get(obj, *path) is True else "false"
+
+
+def _pod_ip(pod: Mapping[str, Any]) -> str:
+    """``status.podIP``: upstream reads ``podIPs[0].ip`` (internal type); fall back to ``podIP``."""
+    ips = _get(pod, "status", "podIPs")
+    if isinstance(ips, list) and ips and isinstance(ips[0], Mapping):
+        ip = ips[0].get("ip")
+        return ip if isinstance(ip, str) else ""
+    return _str(pod, "status", "podIP")
+
+
+def _event_source(event: Mapping[str, Any]) -> str:
+    """``source``: ``source.component``, else ``reportingComponent`` (core/v1 JSON of ReportingController)."""
+    return _str(event, "source", "component") or _str(event, "reportingComponent")
+
+
+def _int_str(obj: Mapping[str, Any], *path: str) -> str:
+    """``strconv.Itoa`` of an int32 field; missing is ``0``."""
+    value = _get(obj, *path)
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else "0"
+
+
+FieldGetter = Callable[[Mapping[str, Any]], str]
+
+FIELD_GETTERS: dict[str, dict[str, FieldGetter]] = {
+    "pods": {
+        "spec.nodeName": lambda o: _str(o, "spec", "nodeName"),
+        "spec.restartPolicy": lambda o: _str(o, "spec", "restartPolicy"),
+        "spec.schedulerName": lambda o: _str(o, "spec", "schedulerName"),
+        "spec.serviceAccountName": lambda o: _str(o, "spec", "serviceAccountName"),
+        "spec.hostNetwork": lambda o: _bool(o, "spec", "hostNetwork"),
+        "status.phase": lambda o: _str(o, "status", "phase"),
+        "status.podIP": _pod_ip,
+        "status.nominatedNodeName": lambda o: _str(o, "status", "nominatedNodeName"),
+    },
+    "jobs": {"status.successful": lambda o: _int_str(o, "status", "succeeded")},
+    "nodes": {"spec.unschedulable": lambda o: _bool(o, "spec", "unschedulable")},
+    "events": {
+        **{f"involvedObject.{k}": (lambda o, k=k: _str(o, "involvedObject", k))
+           for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+        "reason": lambda o: _str(o, "reason"),
+        "reportingComponent": lambda o: _str(o, "reportingComponent"),
+        "source": _event_source,
+        "type": lambda o: _str(o, "type"),
+    },
+    "namespaces": {"status.phase": lambda o: _str(o, "status", "phase")},
+    "services": {"spec.clusterIP": lambda o: _str(o, "spec", "clusterIP"),
+                 "spec.type": lambda o: _str(o, "spec", "type")},
+}
+"""Per-resource selectable fields beyond ``metadata.*`` (``ToSelectableFields`` and friends).
+
+Pods do not populate ``status.podIPs`` (accepted by the conversion, so it always reads ``""``).
+"""
+
+
+def object_field_set(obj: Mapping[str, Any], extra: Mapping[str, FieldGetter] | None = None, *,
+                     namespaced: bool = True) -> dict[str, str]:
+    """``generic.AddObjectMetaFieldsSet`` plus ``extra`` getters: the fields a selector sees."""
+    fields: dict[str, str] = {name: get(obj) for name, get in (extra or {}).items()}
+    fields["metadata.name"] = _str(obj, "metadata", "name")
+    if namespaced:
+        fields["metadata.namespace"] = _str(obj, "metadata", "namespace")
+    return fields

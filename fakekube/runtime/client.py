@@ -1,0 +1,103 @@
+"""The client every component and test uses: Kubernetes verbs over the in-memory API server.
+
+Objects go in and come out as plain wire-form dicts (deep copies). ``kind`` arguments accept any
+name the API server's discovery knows: ``Pod``, ``pods``, ``po``, ``jobs.batch``, ``JobSet``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fakekube._core.clock import SimTime
+from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
+from fakekube.errors import UsageError
+
+__all__ = ["Client"]
+
+
+def _require_obj(obj: Any, verb: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise UsageError(f"{verb}() takes a wire-form object (a dict with apiVersion, kind and metadata), "
+                         f"got {type(obj).__name__}")
+    return obj
+
+
+class Client:
+    """A client bound to one API server. ``user_agent`` names the caller in nothing but the trace."""
+
+    def __init__(self, server: ApiServer, *, user_agent: str = "client") -> None:
+        self.server = server
+        self.user_agent = user_agent
+
+    # ------------------------------------------------------------------ reads
+    def get(self, kind: str, name: str, namespace: str | None = "default") -> dict[str, Any]:
+        return self.server.get(kind, name, namespace)
+
+    def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+             field_selector: str | None = None) -> list[dict[str, Any]]:
+        """Items only; use ``list_object`` for the ``<Kind>List`` with its resourceVersion."""
+        return self.list_object(kind, namespace, label_selector=label_selector,
+                                field_selector=field_selector)["items"]
+
+    def list_object(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                    field_selector: str | None = None) -> dict[str, Any]:
+        return self.server.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
+
+    def watch(self, kind: str, handler: Callable[[WatchEvent], None], *, namespace: str | None = None,
+              resource_version: str | None = None, label_selector: str | None = None,
+              field_selector: str | None = None, copy: bool = True, delay: SimTime = 0,
+              drop: Callable[[WatchEvent], bool] | None = None) -> Watch:
+        return self.server.watch(kind, handler, namespace=namespace, resource_version=resource_version,
+                                 label_selector=label_selector, field_selector=field_selector, copy=copy,
+                                 delay=delay, drop=drop)
+
+    # ------------------------------------------------------------------ writes
+    def _kind_of(self, obj: dict[str, Any]) -> Any:
+        return self.server.registry.for_object(obj)
+
+    def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+        obj = _require_obj(obj, "create")
+        return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run)
+
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        obj = _require_obj(obj, "update")
+        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run)
+
+    def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = _require_obj(obj, "update_status")
+        return self.server.update(self._kind_of(obj), obj, subresource="status")
+
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
+              patch_type: str = "merge", subresource: str | None = None) -> dict[str, Any]:
+        return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
+                                 subresource=subresource)
+
+    def delete(self, kind: str, name: str, namespace: str | None = "default", *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+               preconditions: dict[str, str] | None = None) -> dict[str, Any]:
+        return self.server.delete(kind, name, namespace=namespace, propagation_policy=propagation_policy,
+                                  grace_period_seconds=grace_period_seconds, preconditions=preconditions)
+
+    def create_subresource(self, kind: str, name: str, subresource: str, body: dict[str, Any],
+                           namespace: str | None = "default") -> dict[str, Any]:
+        return self.server.create_subresource(kind, name, subresource, body, namespace=namespace)
+
+    def bind(self, pod_name: str, node_name: str, namespace: str = "default") -> dict[str, Any]:
+        """``POST pods/<name>/binding``."""
+        return self.create_subresource("pods", pod_name, "binding", {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod_name, "namespace": namespace},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}, namespace)
+
+    def evict(self, pod_name: str, namespace: str = "default",
+              grace_period_seconds: int | None = None) -> dict[str, Any]:
+        """``POST pods/<name>/eviction``."""
+        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
+                                "metadata": {"name": pod_name, "namespace": namespace}}
+        if grace_period_seconds is not None:
+            body["deleteOptions"] = {"gracePeriodSeconds": grace_period_seconds}
+        return self.create_subresource("pods", pod_name, "eviction", body, namespace)
+
+    @property
+    def now(self) -> SimTime:
+        return self.server.now

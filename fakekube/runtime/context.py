@@ -1,0 +1,71 @@
+"""What a simulated component (or a user's controller) is handed: the clock, the trace, seeded
+streams, a client, shared informers, controllers and event recorders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from fakekube._core.clock import SimTime
+from fakekube._core.loop import EventLoop, Priority
+from fakekube._core.rand import SeedTree, Stream
+from fakekube._core.trace import Trace
+from fakekube.apiserver.server import ApiServer
+from fakekube.runtime.client import Client
+from fakekube.runtime.controller import Controller, Result
+from fakekube.runtime.events import EventRecorder
+from fakekube.runtime.informer import Informer
+
+__all__ = ["Component", "Runtime"]
+
+
+class Component(Protocol):
+    """A simulated cluster part (scheduler, kubelet, Job controller, …) or a user's controller."""
+
+    name: str
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Runtime:
+    """Shared plumbing; one per cluster. Informers are shared per (kind, delay)."""
+
+    def __init__(self, server: ApiServer, loop: EventLoop, trace: Trace, seeds: SeedTree) -> None:
+        self.server = server
+        self.loop = loop
+        self.trace = trace
+        self.seeds = seeds
+        self._informers: dict[tuple[str, SimTime], Informer] = {}
+
+    @property
+    def now(self) -> SimTime:
+        return self.loop.now
+
+    def client(self, user_agent: str) -> Client:
+        return Client(self.server, user_agent=user_agent)
+
+    def informer(self, kind: str, *, delay: SimTime = 0) -> Informer:
+        """The shared informer of ``kind`` (resolved to its resource key); started on first use."""
+        key = (self.server.resource(kind).key, delay)
+        informer = self._informers.get(key)
+        if informer is None:
+            informer = self._informers[key] = Informer(self.client("informer"), key[0], delay=delay)
+            informer.start()
+        return informer
+
+    def controller(self, name: str, reconcile: Callable[[Any], Result | None], *, strict: bool = True,
+                   priority: Priority = Priority.NORMAL) -> Controller:
+        return Controller(name, self.loop, self.trace, reconcile, strict=strict, priority=priority)
+
+    def recorder(self, component: str, *, host: str = "") -> EventRecorder:
+        return EventRecorder(self.client(component), component, host=host)
+
+    def stream(self, name: str) -> Stream:
+        return self.seeds.stream(name)
+
+    def restart_informers(self) -> None:
+        """Relist every shared informer (as after a controller-manager restart)."""
+        for key in sorted(self._informers):
+            self._informers[key].restart()

@@ -1,0 +1,213 @@
+"""The versioned object store: what etcd is to a real API server.
+
+- One store-wide ``resourceVersion`` counter, strictly increasing across all kinds.
+- Objects are kept per resource in a ``SortedDict`` keyed by ``(namespace, name)``, so lists
+  come back in etcd key order and a namespace is a range scan.
+- Label and owner-UID indexes make a ``k=v`` selector list and "the dependents of X"
+  proportional to the answer, not to the store.
+- A bounded per-resource history serves watches from a resourceVersion; anything older than
+  the window is ``410 Gone`` (``too old resource version``).
+
+The store never hands out its own dicts for mutation: stored objects are treated as frozen,
+and the API server copies on the way in and out.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sortedcontainers import SortedDict
+
+from fakekube.errors import Gone
+
+__all__ = ["Key", "Store", "StoredEvent"]
+
+Key = tuple[str, str]
+"""``(namespace, name)``; the namespace is ``""`` for cluster-scoped objects."""
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One change, as it sits in the watch history."""
+
+    type: str
+    resource: str
+    rv: int
+    obj: dict[str, Any]
+    old: dict[str, Any] | None = None
+
+
+def _key_of(obj: dict[str, Any]) -> Key:
+    meta = obj["metadata"]
+    return (meta.get("namespace") or "", meta["name"])
+
+
+class _Table:
+    """The objects of one resource, with their indexes and history."""
+
+    __slots__ = ("by_label", "history", "objects", "oldest_rv")
+
+    def __init__(self, history_limit: int) -> None:
+        self.objects: SortedDict = SortedDict()
+        self.by_label: dict[tuple[str, str], dict[Key, None]] = {}
+        self.history: deque[StoredEvent] = deque(maxlen=history_limit)
+        self.oldest_rv = 0
+
+    def index(self, key: Key, obj: dict[str, Any]) -> None:
+        for item in (obj["metadata"].get("labels") or {}).items():
+            self.by_label.setdefault(item, {})[key] = None
+
+    def unindex(self, key: Key, obj: dict[str, Any]) -> None:
+        for item in (obj["metadata"].get("labels") or {}).items():
+            bucket = self.by_label.get(item)
+            if bucket is not None:
+                bucket.pop(key, None)
+                if not bucket:
+                    del self.by_label[item]
+
+
+class Store:
+    """In-memory, versioned, indexed storage for wire-form objects."""
+
+    def __init__(self, *, history_limit: int = 10_000) -> None:
+        self.rv = 0
+        self._history_limit = history_limit
+        self._tables: dict[str, _Table] = {}
+        self._by_owner: dict[str, dict[tuple[str, str, str], None]] = {}
+        self._listeners: list[Callable[[StoredEvent], None]] = []
+
+    # ------------------------------------------------------------------ reads
+    def _table(self, resource: str) -> _Table:
+        table = self._tables.get(resource)
+        if table is None:
+            table = self._tables[resource] = _Table(self._history_limit)
+        return table
+
+    def get(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        table = self._tables.get(resource)
+        return None if table is None else table.objects.get((namespace, name))
+
+    def count(self, resource: str) -> int:
+        table = self._tables.get(resource)
+        return 0 if table is None else len(table.objects)
+
+    def list(self, resource: str, namespace: str | None = None, *,
+             label_terms: Iterable[tuple[str, str]] = (),
+             predicate: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+        """Objects of ``resource`` in key order.
+
+        ``label_terms`` are ``(key, value)`` pairs every result must carry (the index narrows the
+        candidates to the smallest matching bucket); ``predicate`` filters what remains.
+        """
+        table = self._tables.get(resource)
+        if table is None:
+            return []
+        candidates = self._candidates(table, namespace, list(label_terms))
+        if predicate is None:
+            return list(candidates)
+        return [obj for obj in candidates if predicate(obj)]
+
+    def _candidates(self, table: _Table, namespace: str | None,
+                    terms: list[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+        if terms:
+            buckets = [table.by_label.get(term) for term in terms]
+            if any(b is None for b in buckets):
+                return iter(())
+            smallest = min(buckets, key=len)  # type: ignore[arg-type]
+            keys = sorted(k for k in smallest if namespace is None or k[0] == namespace)  # type: ignore[union-attr]
+            objects = table.objects
+            return (objects[k] for k in keys)
+        if namespace is None:
+            return iter(table.objects.values())
+        keys = table.objects.irange((namespace, ""), (namespace + "\x00", ""), inclusive=(True, False))
+        objects = table.objects
+        return (objects[k] for k in keys)
+
+    def dependents(self, owner_uid: str) -> list[tuple[str, str, str]]:
+        """``(resource, namespace, name)`` of every object with an ownerReference to ``owner_uid``."""
+        return list(self._by_owner.get(owner_uid, ()))
+
+    def resources(self) -> list[str]:
+        return sorted(self._tables)
+
+    # ------------------------------------------------------------------ writes
+    def next_rv(self) -> int:
+        self.rv += 1
+        return self.rv
+
+    def put(self, resource: str, obj: dict[str, Any], *, event: str) -> StoredEvent:
+        """Store ``obj`` (whose metadata.resourceVersion the caller set from :meth:`next_rv`)."""
+        table = self._table(resource)
+        key = _key_of(obj)
+        old = table.objects.get(key)
+        if old is not None:
+            table.unindex(key, old)
+            self._unindex_owners(resource, key, old)
+        table.objects[key] = obj
+        table.index(key, obj)
+        self._index_owners(resource, key, obj)
+        return self._record(table, StoredEvent(event, resource, int(obj["metadata"]["resourceVersion"]), obj, old))
+
+    def remove(self, resource: str, namespace: str, name: str, *, rv: int) -> StoredEvent:
+        """Remove an object; the DELETED event carries the deletion revision ``rv``."""
+        table = self._table(resource)
+        key = (namespace, name)
+        old = table.objects.pop(key)
+        table.unindex(key, old)
+        self._unindex_owners(resource, key, old)
+        gone = dict(old)
+        gone["metadata"] = dict(old["metadata"], resourceVersion=str(rv))
+        return self._record(table, StoredEvent(DELETED, resource, rv, gone, old))
+
+    def _record(self, table: _Table, event: StoredEvent) -> StoredEvent:
+        if len(table.history) == table.history.maxlen:
+            table.oldest_rv = table.history[0].rv
+        table.history.append(event)
+        for listener in self._listeners:
+            listener(event)
+        return event
+
+    def _index_owners(self, resource: str, key: Key, obj: dict[str, Any]) -> None:
+        for ref in obj["metadata"].get("ownerReferences") or ():
+            self._by_owner.setdefault(ref.get("uid", ""), {})[(resource, *key)] = None
+
+    def _unindex_owners(self, resource: str, key: Key, obj: dict[str, Any]) -> None:
+        for ref in obj["metadata"].get("ownerReferences") or ():
+            bucket = self._by_owner.get(ref.get("uid", ""))
+            if bucket is not None:
+                bucket.pop((resource, *key), None)
+                if not bucket:
+                    del self._by_owner[ref.get("uid", "")]
+
+    # ------------------------------------------------------------------ watch support
+    def subscribe(self, listener: Callable[[StoredEvent], None]) -> None:
+        """Call ``listener`` synchronously for every stored change (the API server's watch hub)."""
+        self._listeners.append(listener)
+
+    def history_since(self, resource: str, rv: int) -> list[StoredEvent]:
+        """Every change of ``resource`` with a revision greater than ``rv``, oldest first.
+
+        Raises ``Gone`` when ``rv`` is older than the retained window, as etcd compaction does.
+        """
+        table = self._table(resource)
+        if rv < table.oldest_rv:
+            raise Gone(f"too old resource version: {rv} ({table.oldest_rv})")
+        out: list[StoredEvent] = []
+        for event in reversed(table.history):
+            if event.rv <= rv:
+                break
+            out.append(event)
+        out.reverse()
+        return out
+
+    def compact(self, resource: str | None = None) -> None:
+        """Forget the history (as etcd compaction does); later watches from old RVs get 410."""
+        for name, table in self._tables.items():
+            if resource is None or name == resource:
+                table.history.clear()
+                table.oldest_rv = self.rv

@@ -1,0 +1,1 @@
+"""jobset_ref: the reference JobSet controller."""

@@ -1,0 +1,114 @@
+"""The event loop, the clock and the seeded streams."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakekube._core.clock import SECOND, format_offset, format_time, parse_time, seconds
+from fakekube._core.loop import EventLoop, Priority
+from fakekube._core.rand import KUBE_NAME_ALPHABET, SeedTree
+from fakekube._core.trace import Trace
+from fakekube.errors import SimulationError, UsageError
+
+
+def make_loop(**kwargs: object) -> EventLoop:
+    holder: list[EventLoop] = []
+    trace = Trace(lambda: holder[0].now)
+    loop = EventLoop(trace, **kwargs)  # type: ignore[arg-type]
+    holder.append(loop)
+    return loop
+
+
+def test_events_run_in_time_then_priority_then_submission_order() -> None:
+    loop = make_loop()
+    seen: list[str] = []
+    loop.call_at(2 * SECOND, lambda: seen.append("t2"))
+    loop.call_at(1 * SECOND, lambda: seen.append("t1-normal-a"))
+    loop.call_at(1 * SECOND, lambda: seen.append("t1-urgent"), priority=Priority.URGENT)
+    loop.call_at(1 * SECOND, lambda: seen.append("t1-normal-b"))
+    loop.advance(3 * SECOND)
+    assert seen == ["t1-urgent", "t1-normal-a", "t1-normal-b", "t2"]
+    assert loop.now == 3 * SECOND
+
+
+def test_run_until_idle_never_moves_the_clock() -> None:
+    loop = make_loop()
+    seen: list[int] = []
+    loop.call_soon(lambda: loop.call_soon(lambda: seen.append(loop.now)))
+    loop.call_later(5 * SECOND, lambda: seen.append(-1))
+    assert loop.run_until_idle() == 2
+    assert seen == [0]
+    assert loop.now == 0
+
+
+def test_cancelled_handles_do_not_run() -> None:
+    loop = make_loop()
+    seen: list[str] = []
+    handle = loop.call_later(SECOND, lambda: seen.append("x"))
+    handle.cancel()
+    loop.advance(2 * SECOND)
+    assert seen == []
+    assert loop.next_time() is None
+
+
+def test_run_until_returns_the_first_instant_the_predicate_holds() -> None:
+    loop = make_loop()
+    state = {"n": 0}
+    for i in range(1, 6):
+        loop.call_at(i * SECOND, lambda: state.__setitem__("n", state["n"] + 1))
+    assert loop.run_until(lambda: state["n"] >= 3, timeout=10 * SECOND) == 3 * SECOND
+
+
+def test_run_until_times_out_with_trace_tail() -> None:
+    loop = make_loop()
+    loop.trace.add("something happened")
+    with pytest.raises(SimulationError, match=r"did not hold within 5 s.*nothing left to simulate") as err:
+        loop.run_until(lambda: False, timeout=5 * SECOND)
+    assert "something happened" in str(err.value)
+    assert loop.now == 5 * SECOND
+
+
+def test_run_until_idle_budget_raises_instead_of_hanging() -> None:
+    loop = make_loop()
+
+    def forever() -> None:
+        loop.call_soon(forever)
+
+    loop.call_soon(forever)
+    with pytest.raises(SimulationError, match="100 steps"):
+        loop.run_until_idle(max_steps=100)
+
+
+def test_advance_rejects_negative_durations() -> None:
+    with pytest.raises(UsageError):
+        make_loop().advance(-1)
+
+
+def test_shuffle_ties_permutes_same_time_events_deterministically() -> None:
+    def order(seed: int) -> list[int]:
+        loop = make_loop(tie_stream=SeedTree(seed).stream("ties"))
+        seen: list[int] = []
+        for i in range(8):
+            loop.call_soon(lambda i=i: seen.append(i))
+        loop.run_until_idle()
+        return seen
+
+    assert order(1) == order(1)
+    assert sorted(order(1)) == list(range(8))
+    assert any(order(s) != list(range(8)) for s in range(5))
+
+
+def test_clock_formats() -> None:
+    t = seconds(63.5)
+    assert format_time(t) == "2030-01-01T00:01:03Z"
+    assert format_offset(t) == "00:01:03.500"
+    assert parse_time("2030-01-01T00:01:03Z") == 63 * SECOND
+
+
+def test_seed_streams_are_independent_and_stable() -> None:
+    a = SeedTree(7).stream("apiserver/names").name_suffix()
+    assert a == SeedTree(7).stream("apiserver/names").name_suffix()
+    assert len(a) == 5 and set(a) <= set(KUBE_NAME_ALPHABET)
+    assert SeedTree(7).stream("x").uid() != SeedTree(8).stream("x").uid()
+    uid = SeedTree(0).stream("u").uid()
+    assert len(uid) == 36 and uid[14] == "4"

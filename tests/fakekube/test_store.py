@@ -1,0 +1,79 @@
+"""The versioned store: global resourceVersion, key order, indexes, bounded history."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakekube.errors import Gone
+from fakekube.store import Store
+
+
+def obj(name: str, ns: str = "default", labels: dict[str, str] | None = None,
+        owners: list[str] | None = None) -> dict:
+    meta: dict = {"name": name, "namespace": ns, "labels": labels or {}}
+    if owners:
+        meta["ownerReferences"] = [{"uid": u} for u in owners]
+    return {"metadata": meta}
+
+
+def put(store: Store, resource: str, o: dict, event: str = "ADDED") -> int:
+    rv = store.next_rv()
+    o["metadata"]["resourceVersion"] = str(rv)
+    store.put(resource, o, event=event)
+    return rv
+
+
+def test_resource_version_is_one_counter_across_resources() -> None:
+    store = Store()
+    assert [put(store, "pods", obj("a")), put(store, "jobs.batch", obj("a")), put(store, "pods", obj("b"))] == [1, 2, 3]
+
+
+def test_list_is_sorted_by_namespace_then_name_and_scoped_by_namespace() -> None:
+    store = Store()
+    for ns, name in [("b", "x"), ("a", "z"), ("a", "y"), ("ab", "q")]:
+        put(store, "pods", obj(name, ns))
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in store.list("pods")] == [
+        ("a", "y"), ("a", "z"), ("ab", "q"), ("b", "x")]
+    assert [o["metadata"]["name"] for o in store.list("pods", "a")] == ["y", "z"]
+
+
+def test_label_index_answers_equality_terms_and_follows_updates() -> None:
+    store = Store()
+    put(store, "pods", obj("a", labels={"app": "x", "tier": "1"}))
+    put(store, "pods", obj("b", labels={"app": "x", "tier": "2"}))
+    put(store, "pods", obj("c", labels={"app": "y"}))
+    names = lambda terms: [o["metadata"]["name"] for o in store.list("pods", label_terms=terms)]  # noqa: E731
+    assert names([("app", "x")]) == ["a", "b"]
+    assert names([("app", "x"), ("tier", "2")]) == ["b"]
+    assert names([("app", "nope")]) == []
+    put(store, "pods", obj("a", labels={"app": "y"}), "MODIFIED")
+    assert names([("app", "x")]) == ["b"]
+    assert names([("app", "y")]) == ["a", "c"]
+
+
+def test_owner_index_tracks_dependents() -> None:
+    store = Store()
+    put(store, "pods", obj("a", owners=["u1"]))
+    put(store, "pods", obj("b", owners=["u1", "u2"]))
+    assert store.dependents("u1") == [("pods", "default", "a"), ("pods", "default", "b")]
+    store.remove("pods", "default", "a", rv=store.next_rv())
+    assert store.dependents("u1") == [("pods", "default", "b")]
+
+
+def test_deleted_event_carries_the_deletion_revision() -> None:
+    store = Store()
+    put(store, "pods", obj("a"))
+    event = store.remove("pods", "default", "a", rv=store.next_rv())
+    assert (event.type, event.rv, event.obj["metadata"]["resourceVersion"]) == ("DELETED", 2, "2")
+
+
+def test_history_replays_changes_after_a_revision_and_expires_old_ones() -> None:
+    store = Store(history_limit=3)
+    for name in "abcde":
+        put(store, "pods", obj(name))
+    assert [e.obj["metadata"]["name"] for e in store.history_since("pods", 3)] == ["d", "e"]
+    with pytest.raises(Gone, match=r"too old resource version: 1 \(2\)"):
+        store.history_since("pods", 1)
+    store.compact()
+    with pytest.raises(Gone):
+        store.history_since("pods", 4)

@@ -1,0 +1,117 @@
+"""Compare jobset_ref.api.crd.jobset_crd() field by field with the upstream CRD
+(config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml)."""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import pytest
+import yaml
+
+from jobset_ref.api.crd import jobset_crd, openapi_schema
+from jobset_ref.api.models import ReplicatedJob
+
+UPSTREAM_CRD = pathlib.Path(__file__).resolve().parents[3] / "shared" / "upstream" / "crd" / "jobset.x-k8s.io_jobsets.yaml"
+
+#: Schema keywords compared at every node.
+COMPARED = ("type", "format", "required", "default", "enum", "minimum", "maximum", "maxItems", "minLength",
+            "maxLength", "pattern", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
+            "x-kubernetes-validations", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
+            "nullable", "x-kubernetes-int-or-string", "x-kubernetes-map-type")
+
+#: Every intentional difference, with its reason. Below these nodes the subtree is not compared;
+#: at the node itself only ``type`` must agree.
+ALLOWED_DIFFERENCES: dict[str, str] = {
+    ".spec.replicatedJobs[].template": "embedded batch/v1 JobTemplateSpec kept as a wire dict: "
+                                       "type object + x-kubernetes-preserve-unknown-fields instead of the full "
+                                       "Kubernetes schema (its embedded defaults/required are not expressed)",
+    ".spec.volumeClaimPolicies[].templates[]": "embedded core/v1 PersistentVolumeClaim kept as a wire dict, "
+                                               "same simplification as the Job template",
+}
+
+
+@pytest.fixture(scope="module")
+def upstream() -> dict[str, Any]:
+    if not UPSTREAM_CRD.is_file():
+        pytest.skip(f"upstream CRD not available at {UPSTREAM_CRD}")
+    return yaml.safe_load(UPSTREAM_CRD.read_text())
+
+
+def _diff(ours: dict[str, Any], theirs: dict[str, Any], path: str, out: list[str], seen: set[str]) -> None:
+    if path in ALLOWED_DIFFERENCES:
+        seen.add(path)
+        if ours.get("type") != theirs.get("type"):
+            out.append(f"{path}: type {ours.get('type')!r} != {theirs.get('type')!r}")
+        return
+    for key in COMPARED:
+        a, b = ours.get(key), theirs.get(key)
+        if key == "required":
+            a, b = sorted(a or []), sorted(b or [])
+        if a != b:
+            out.append(f"{path}: {key} {a!r} != upstream {b!r}")
+    props_a, props_b = ours.get("properties", {}), theirs.get("properties", {})
+    for missing in sorted(set(props_b) - set(props_a)):
+        out.append(f"{path}.{missing}: missing (present upstream)")
+    for extra in sorted(set(props_a) - set(props_b)):
+        out.append(f"{path}.{extra}: not upstream")
+    for name in sorted(set(props_a) & set(props_b)):
+        _diff(props_a[name], props_b[name], f"{path}.{name}", out, seen)
+    if "items" in ours or "items" in theirs:
+        _diff(ours.get("items", {}), theirs.get("items", {}), f"{path}[]", out, seen)
+
+
+def test_schema_matches_upstream_field_by_field(upstream: dict[str, Any]) -> None:
+    ours = jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    theirs = upstream["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    diffs: list[str] = []
+    seen: set[str] = set()
+    _diff(ours, theirs, "", diffs, seen)
+    assert diffs == []
+    assert seen == set(ALLOWED_DIFFERENCES), "stale allow-list entries"
+
+
+def test_resource_registration_matches_upstream(upstream: dict[str, Any]) -> None:
+    ours = jobset_crd()
+    assert ours["apiVersion"] == upstream["apiVersion"] and ours["kind"] == upstream["kind"]
+    assert ours["metadata"]["name"] == upstream["metadata"]["name"] == "jobsets.jobset.x-k8s.io"
+    for key in ("group", "names", "scope"):
+        assert ours["spec"][key] == upstream["spec"][key], key
+    ours_v, theirs_v = ours["spec"]["versions"], upstream["spec"]["versions"]
+    assert len(ours_v) == len(theirs_v) == 1
+    for key in ("name", "served", "storage", "subresources", "additionalPrinterColumns"):
+        assert ours_v[0][key] == theirs_v[0][key], key
+
+
+def test_cel_rules_count_and_messages() -> None:
+    rules: list[tuple[str, str]] = []
+
+    def walk(node: dict[str, Any], path: str) -> None:
+        rules.extend((path, v["message"]) for v in node.get("x-kubernetes-validations", []))
+        for name, child in node.get("properties", {}).items():
+            walk(child, f"{path}.{name}")
+        if "items" in node:
+            walk(node["items"], f"{path}[]")
+
+    walk(jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"], "")
+    assert sorted(rules) == sorted([
+        (".spec", "StartupPolicy and DependsOn APIs are mutually exclusive"),
+        (".spec.network", "Value is immutable"),
+        (".spec.successPolicy", "Value is immutable"),
+        (".spec.failurePolicy", "Value is immutable"),
+        (".spec.startupPolicy", "Value is immutable"),
+        (".spec.volumeClaimPolicies", "Value is immutable"),
+        (".spec.volumeClaimPolicies[]", "namespace cannot be set for VolumeClaimPolicies templates"),
+        (".spec.replicatedJobs[].dependsOn", "Value is immutable"),
+    ])
+
+
+def test_generated_schema_of_a_submodel() -> None:
+    schema = openapi_schema(ReplicatedJob)
+    assert schema["required"] == ["name", "template"]
+    assert schema["properties"]["replicas"] == {"default": 1, "format": "int32", "minimum": 0, "type": "integer"}
+    assert schema["properties"]["template"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    assert jobset_crd() == jobset_crd()  # deterministic, fresh copies
+    crd = jobset_crd()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
+    assert jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]

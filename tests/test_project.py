@@ -1,0 +1,52 @@
+"""Project-level checks that run with the suite: lint, layering, determinism rules."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("fakekube", "jobset_ref")
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_ruff_is_clean() -> None:
+    if shutil.which("ruff") is None and _run(sys.executable, "-m", "ruff", "--version").returncode != 0:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    result = _run(sys.executable, "-m", "ruff", "check", *PACKAGES, "tests", "property_tests", "conformance",
+                  "benchmarks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_layering_contracts_hold() -> None:
+    exe = shutil.which("lint-imports")
+    if exe is None:
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    result = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+WALL_CLOCK = re.compile(r"\b(datetime\.now|datetime\.utcnow|date\.today|time\.time|time\.monotonic|"
+                        r"time\.perf_counter|uuid\.uuid[14]|random\.(random|randint|choice|shuffle|seed))\(")
+
+
+def test_library_code_never_reads_the_wall_clock_or_global_random() -> None:
+    offenders = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name == "cli.py":
+                continue  # the CLI may time itself for its progress line; it never feeds the simulation
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if WALL_CLOCK.search(line) and "noqa: wall-clock" not in line:
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []
