@@ -1,18 +1,623 @@
-"""Placeholder: being written (issue 3)."""
+"""The kubelets of every node, as one component: pod stages on virtual time (kwok-like).
+
+Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
+
+- **bind + 0** (``ACCEPT_DELAY``): the kubelet admits the pod and its sandbox is ready:
+  ``startTime``, ``hostIP(s)``, ``podIP(s)`` (from one per-cluster allocator: 10.244.0.1,
+  10.244.0.2, … in the order pods reach this stage; ``hostNetwork`` pods get the node IP),
+  conditions ``PodReadyToStartContainers=True``, ``Initialized=True``, ``Ready=False`` and
+  ``ContainersReady=False`` (reason ``ContainersNotReady``, message
+  ``containers with unready status: [main]``), containers ``waiting: ContainerCreating``;
+  phase stays ``Pending``.
+- **bind + 1 s** (``START_DELAY``): containers ``running {startedAt}``, ``started: true``, phase
+  ``Running``; regular init containers show ``terminated: Completed`` (instant), sidecars run.
+- **+ ready-after** (default 0, or the largest ``readinessProbe.initialDelaySeconds``):
+  containers ``ready``, ``ContainersReady=True`` and ``Ready=True``.
+- **+ run-seconds** (if scripted; unscripted pods run forever, like ``sleep infinity``): the
+  containers exit with the scripted code; ``terminated {exitCode, reason, startedAt,
+  finishedAt, containerID}``, reason ``Completed`` (0) or ``Error`` unless scripted. Then, by
+  ``restartPolicy``: ``Never`` → phase ``Succeeded``/``Failed``, ``Ready``/``ContainersReady``
+  ``False`` with reason ``PodCompleted``/``PodFailed``, ``PodReadyToStartContainers=False``,
+  ``Initialized=True`` (reason ``PodCompleted`` when Succeeded); ``OnFailure`` (non-zero) and
+  ``Always`` (any exit) → the container restarts in place: ``restartCount+1``,
+  ``lastState.terminated``, ``waiting: CrashLoopBackOff`` (``back-off 10s restarting failed
+  container=main pod=<pod>_<ns>(<uid>)``) for the back-off, which starts at 10 s and doubles to
+  300 s (reset after 10 min of running), then ``running`` again with a new ``startedAt``.
+  ``OnFailure`` with exit 0 ends the pod ``Succeeded``.
+
+Graceful deletion (``deletionTimestamp`` set by the API server): the containers get SIGTERM and
+exit after ``fakekube.io/termination-seconds`` (default 0) with code 143, or are SIGKILLed at the
+end of the grace period (``deletionGracePeriodSeconds``, i.e. ``terminationGracePeriodSeconds``
+or the request's) with code 137, reason ``Error``; containers that never started report
+``ContainerStatusUnknown`` (137, ``The container could not be located when the pod was
+terminated``). The kubelet then writes the terminal phase (``Failed``, or ``Succeeded`` if every
+container exited 0) and sends ``DELETE`` with ``gracePeriodSeconds: 0`` and a UID
+precondition; pods with finalizers stay until those are removed.
+
+Scripting outcomes, three ways (resolved each time containers (re)start, so a script applies to
+pods created after it and to pods that have not started yet; per field, a pod annotation beats
+the latest matching script):
+
+- pod annotations: ``fakekube.io/run-seconds: "60"`` (how long containers run; absent = forever),
+  ``fakekube.io/exit-code: "1"`` (default 0), ``fakekube.io/fail-reason: "OOMKilled"``
+  (``terminated.reason``; default ``Completed``/``Error``),
+  ``fakekube.io/ready-after-seconds: "5"`` (readiness delay after start),
+  ``fakekube.io/start-seconds: "3"`` (overrides ``START_DELAY`` for this pod, e.g. a slow
+  image pull) and ``fakekube.io/termination-seconds: "10"`` (time to exit after SIGTERM);
+- ``script_pods(label_selector, duration=, exit_code=, ready_after=, reason=)``: the latest
+  script whose selector matches the pod's labels wins;
+- immediate actions: ``fail_pod(name, ns, exit_code=1, reason="Error")`` and
+  ``complete_pod(name, ns)`` (running containers exit now; ``restartPolicy`` decides what
+  follows), and ``fail_node(name)``: the node turns ``Ready=Unknown`` (``NodeStatusUnknown``,
+  ``Kubelet stopped posting node status.``) and gets the ``node.kubernetes.io/unreachable``
+  ``NoSchedule`` and ``NoExecute`` taints; every non-terminal pod on it gets
+  ``DisruptionTarget=True`` (``DeletionByTaintManager``, ``Taint manager: deleting due to
+  NoExecute taint``), phase ``Failed`` with containers ``terminated`` exit 137 (``Error``, or
+  ``ContainerStatusUnknown`` if never started), and a ``DELETE`` with grace 0. The dead node's
+  kubelet runs nothing afterwards.
+
+Not modelled: probes beyond ``initialDelaySeconds``, per-container scripts (all app containers
+share one outcome), image pulls and their errors, volumes, ``activeDeadlineSeconds``,
+kubelet admission of pods created with ``spec.nodeName``, node-pressure eviction, pod-level
+resize, kubelet Events (Pulling/Created/Started/Killing), ``tolerationSeconds`` on node failure
+(pods are evicted at once).
+"""
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakekube._core.clock import SECOND, SimTime, format_time, seconds
+from fakekube._core.loop import Handle
+from fakekube.errors import ApiError, Conflict, NotFound, UsageError
+from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
+
+__all__ = [
+    "ACCEPT_DELAY",
+    "ANNOTATION_EXIT_CODE",
+    "ANNOTATION_FAIL_REASON",
+    "ANNOTATION_READY_AFTER",
+    "ANNOTATION_RUN_SECONDS",
+    "ANNOTATION_START_SECONDS",
+    "ANNOTATION_TERMINATION_SECONDS",
+    "INITIAL_RESTART_BACKOFF",
+    "MAX_RESTART_BACKOFF",
+    "START_DELAY",
+    "Kubelet",
+    "Script",
+]
+
+ACCEPT_DELAY: SimTime = 0
+START_DELAY: SimTime = 1 * SECOND
+INITIAL_RESTART_BACKOFF: SimTime = 10 * SECOND
+MAX_RESTART_BACKOFF: SimTime = 300 * SECOND
+BACKOFF_RESET: SimTime = 600 * SECOND
+
+ANNOTATION_RUN_SECONDS = "fakekube.io/run-seconds"
+ANNOTATION_EXIT_CODE = "fakekube.io/exit-code"
+ANNOTATION_FAIL_REASON = "fakekube.io/fail-reason"
+ANNOTATION_READY_AFTER = "fakekube.io/ready-after-seconds"
+ANNOTATION_START_SECONDS = "fakekube.io/start-seconds"
+ANNOTATION_TERMINATION_SECONDS = "fakekube.io/termination-seconds"
+
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
+UNKNOWN_MESSAGE = "The container could not be located when the pod was terminated"
+
+PodKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A scripted container outcome: run ``duration`` s (None: forever), then exit ``exit_code``."""
+
+    duration: float | None = None
+    exit_code: int = 0
+    ready_after: float | None = None
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one node's kubelet tracks for one pod."""
+
+    key: PodKey
+    uid: str
+    node: str
+    stage: str = "accepted"  # accepted, running, backoff, terminating, done
+    handles: list[Handle] = field(default_factory=list)
+    started_at: SimTime | None = None
+    restart_count: int = 0
+    last_state: dict[str, Any] = field(default_factory=dict)
+    backoff: SimTime = INITIAL_RESTART_BACKOFF
+    ready: bool = False
+    script: Script = Script()
+
+    def cancel(self) -> None:
+        for h in self.handles:
+            h.cancel()
+        self.handles.clear()
+
+
+def _go_duration(ns: SimTime) -> str:
+    """``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``."""
+    s = ns // SECOND
+    if s < 60:
+        return f"{s}s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m}m{s}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m}m{s}s"
+
+
+def _image_ref(image: str) -> str:
+    """How container runtimes report an image: ``busybox`` → ``docker.io/library/busybox:latest``."""
+    name, digest = (image.split("@", 1) + [""])[:2]
+    first = name.split("/", 1)[0]
+    if "/" not in name:
+        name = f"docker.io/library/{name}"
+    elif "." not in first and ":" not in first and first != "localhost":
+        name = f"docker.io/{name}"
+    if digest:
+        return f"{name}@{digest}"
+    if ":" not in name.rsplit("/", 1)[-1]:
+        name += ":latest"
+    return name
+
+
+def _hex(text: str, n: int = 64) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=n // 2).hexdigest()
 
 
 class Kubelet:
+    """Runs bound pods through their stages; offers the scripting and fault-injection API."""
+
     name = "kubelet"
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, *, start_delay: SimTime = START_DELAY) -> None:
         self.rt = rt
+        self.client = rt.client("kubelet")
+        self.start_delay = start_delay
+        self._runs: dict[PodKey, _Run] = {}
+        self._scripts: list[tuple[sel.LabelSelector, Script]] = []
+        self._failed_nodes: dict[str, None] = {}
+        self._next_ip = 0
+        self._running = False
 
+    # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
-        pass
+        self._running = True
+        self._nodes = self.rt.informer("nodes")
+        self._pods = self.rt.informer("pods")
+        self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [])
+        self._pods.add_handler(self._on_pod)
 
     def stop(self) -> None:
-        pass
+        self._running = False
+        for run in self._runs.values():
+            run.cancel()
+
+    # ------------------------------------------------------------------ public API
+    def script_pods(self, label_selector: str, *, duration: float | None = None, exit_code: int = 0,
+                    ready_after: float | None = None, reason: str | None = None) -> None:
+        """Script pods matching ``label_selector``: run ``duration`` s, then exit ``exit_code``."""
+        if not isinstance(label_selector, str):
+            raise UsageError(f"script_pods() takes a label selector string such as 'app=web', got {label_selector!r}")
+        for what, value in (("duration", duration), ("ready_after", ready_after)):
+            if value is not None and (not isinstance(value, int | float) or isinstance(value, bool) or value < 0):
+                raise UsageError(f"script_pods({what}=...) takes a non-negative number of seconds, got {value!r}")
+        if not isinstance(exit_code, int) or isinstance(exit_code, bool) or not 0 <= exit_code <= 255:
+            raise UsageError(f"script_pods(exit_code=...) takes an int in 0..255, got {exit_code!r}")
+        self._scripts.append((sel.parse_label_selector(label_selector),
+                              Script(duration, exit_code, ready_after, reason)))
+
+    def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:
+        """The pod's running containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
+        run = self._running_run(name, namespace, "fail_pod")
+        self._exit(run, exit_code, reason)
+
+    def complete_pod(self, name: str, namespace: str = "default") -> None:
+        """The pod's running containers exit 0 now."""
+        run = self._running_run(name, namespace, "complete_pod")
+        self._exit(run, 0, "Completed")
+
+    def fail_node(self, name: str) -> None:
+        """The node stops responding: NotReady + unreachable taints; its pods fail and are deleted."""
+        node = self.client.get("nodes", name, None)
+        if name in self._failed_nodes:
+            raise UsageError(f"node {name!r} has already failed")
+        self._failed_nodes[name] = None
+        now = format_time(self.rt.now)
+        taints = [t for t in (node.get("spec") or {}).get("taints") or [] if t.get("key") != UNREACHABLE_TAINT]
+        taints += [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule", "timeAdded": now},
+                   {"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": now}]
+        node.setdefault("spec", {})["taints"] = taints
+        node = self.client.update(node)
+        status = node.setdefault("status", {})
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
+        conditions.append({"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+                           "message": "Kubelet stopped posting node status.", "lastHeartbeatTime": now,
+                           "lastTransitionTime": now})
+        status["conditions"] = conditions
+        self.client.update_status(node)
+        self.rt.trace.add(f"kubelet node {name} failed")
+        for pod in list(self._pods.by_index("kubelet/node", name)):
+            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+            run = self._runs.pop(key, None)
+            if run is not None:
+                run.cancel()
+            self._node_failure(pod, run)
+
+    def ip_of(self, name: str, namespace: str = "default") -> str | None:
+        pod = self._pods.get(name, namespace)
+        return None if pod is None else (pod.get("status") or {}).get("podIP")
+
+    # ------------------------------------------------------------------ helpers
+    def _running_run(self, name: str, namespace: str, verb: str) -> _Run:
+        pod = self.client.get("pods", name, namespace)
+        run = self._runs.get((namespace, name))
+        if run is None or run.uid != pod["metadata"]["uid"] or run.stage != "running":
+            phase = (pod.get("status") or {}).get("phase")
+            where = f"on node {pod['spec'].get('nodeName')}" if (pod.get("spec") or {}).get("nodeName") else "unscheduled"
+            state = run.stage if run is not None else "not started"
+            raise UsageError(f"{verb}({name!r}, {namespace!r}): the pod's containers are not running (phase {phase}, "
+                             f"{where}, {state}); advance the clock until it runs, or script its outcome with "
+                             f"annotations or script_pods()")
+        return run
+
+    def _later(self, run: _Run, delay: SimTime, fn: Any, label: str) -> None:
+        run.handles.append(self.rt.loop.call_later(delay, fn, label=f"kubelet {label} {run.key[0]}/{run.key[1]}"))
+
+    def _allocate_ip(self) -> str:
+        n = self._next_ip
+        self._next_ip += 1
+        third, fourth = divmod(n, 254)
+        return f"10.{244 + third // 256}.{third % 256}.{fourth + 1}"
+
+    def _host_ip(self, node_name: str) -> str:
+        node = self._nodes.get(node_name) or {}
+        for addr in (node.get("status") or {}).get("addresses") or []:
+            if addr.get("type") == "InternalIP":
+                return str(addr.get("address"))
+        return ""
+
+    def _script(self, pod: dict[str, Any]) -> Script:
+        labels = pod["metadata"].get("labels") or {}
+        script = Script()
+        for selector, candidate in reversed(self._scripts):
+            if selector.matches(labels):
+                script = candidate
+                break
+        probe_delay = max([int(((c.get("readinessProbe") or {}).get("initialDelaySeconds")) or 0)
+                           for c in (pod.get("spec") or {}).get("containers") or []] or [0])
+        ann = pod["metadata"].get("annotations") or {}
+        duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
+        if ready_after is None and probe_delay:
+            ready_after = float(probe_delay)
+        try:
+            if ANNOTATION_RUN_SECONDS in ann:
+                duration = float(ann[ANNOTATION_RUN_SECONDS])
+            if ANNOTATION_EXIT_CODE in ann:
+                exit_code = int(ann[ANNOTATION_EXIT_CODE])
+            if ANNOTATION_READY_AFTER in ann:
+                ready_after = float(ann[ANNOTATION_READY_AFTER])
+        except ValueError as err:
+            self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
+                              f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
+        reason = ann.get(ANNOTATION_FAIL_REASON, reason)
+        return Script(duration, exit_code, ready_after, reason)
+
+    def _seconds_annotation(self, pod: dict[str, Any], key: str, default: SimTime) -> SimTime:
+        raw = (pod["metadata"].get("annotations") or {}).get(key)
+        if raw is None:
+            return default
+        try:
+            return max(0, seconds(float(raw)))
+        except ValueError:
+            return default
+
+    # ------------------------------------------------------------------ events
+    def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        if not self._running:
+            return
+        meta, spec = obj["metadata"], obj.get("spec") or {}
+        key = (meta.get("namespace") or "", meta["name"])
+        run = self._runs.get(key)
+        if run is not None and (type_ == "DELETED" or run.uid != meta.get("uid")):
+            run.cancel()
+            del self._runs[key]
+            run = None
+        if type_ == "DELETED":
+            return
+        node = spec.get("nodeName")
+        if not node or node in self._failed_nodes or self._nodes.get(node) is None:
+            return
+        if run is None:
+            if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                return
+            run = self._runs[key] = _Run(key=key, uid=meta.get("uid", ""), node=node)
+            if meta.get("deletionTimestamp"):
+                self._terminate(run, obj)
+                return
+            self._later(run, ACCEPT_DELAY, lambda: self._accept(run), "accept")
+            return
+        if meta.get("deletionTimestamp") and run.stage not in ("terminating", "done"):
+            self._terminate(run, obj)
+
+    # ------------------------------------------------------------------ status writes
+    def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
+        """Read the live pod, let ``mutate(pod, status)`` change its status, write it back."""
+        try:
+            pod = self.client.get("pods", run.key[1], run.key[0])
+        except NotFound:
+            self._drop(run)
+            return None
+        if pod["metadata"].get("uid") != run.uid:
+            self._drop(run)
+            return None
+        mutate(pod, pod.setdefault("status", {}))
+        try:
+            return self.client.update_status(pod)
+        except (NotFound, Conflict):
+            self._drop(run)
+            return None
+
+    def _drop(self, run: _Run) -> None:
+        run.cancel()
+        if self._runs.get(run.key) is run:
+            del self._runs[run.key]
+
+    def _set_conditions(self, status: dict[str, Any], wanted: list[dict[str, Any]]) -> None:
+        """Kubelet-owned conditions first, in the kubelet's order; others (PodScheduled, …) after."""
+        now = format_time(self.rt.now)
+        old = {c.get("type"): c for c in status.get("conditions") or []}
+        out = []
+        for cond in wanted:
+            prev = old.get(cond["type"])
+            ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cond["status"] else now
+            out.append({"type": cond["type"], "status": cond["status"], "lastProbeTime": None,
+                        "lastTransitionTime": ltt,
+                        **{k: cond[k] for k in ("reason", "message") if cond.get(k)}})
+        out += [c for c in status.get("conditions") or [] if c.get("type") not in KUBELET_CONDITIONS]
+        status["conditions"] = out
+
+    def _pod_conditions(self, pod: dict[str, Any], *, sandbox: bool, ready: bool, phase: str) -> list[dict[str, Any]]:
+        names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+        names += [c["name"] for c in (pod.get("spec") or {}).get("initContainers") or []
+                  if c.get("restartPolicy") == "Always"]
+        if phase in ("Succeeded", "Failed"):
+            reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
+            ready_c: dict[str, Any] = {"status": "False", "reason": reason}
+        elif ready:
+            ready_c = {"status": "True"}
+        else:
+            ready_c = {"status": "False", "reason": "ContainersNotReady",
+                       "message": f"containers with unready status: [{' '.join(names)}]"}
+        init: dict[str, Any] = {"status": "True"}
+        if phase == "Succeeded":
+            init["reason"] = "PodCompleted"
+        return [{"type": "PodReadyToStartContainers", "status": "True" if sandbox else "False"},
+                {"type": "Initialized", **init}, {"type": "Ready", **ready_c},
+                {"type": "ContainersReady", **ready_c}]
+
+    def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
+                          started: bool, created: bool) -> dict[str, Any]:
+        image = _image_ref(str(c.get("image", "")))
+        status: dict[str, Any] = {"name": c["name"], "state": state, "lastState": run.last_state.get(c["name"], {}),
+                                  "ready": ready, "restartCount": run.restart_count, "image": image,
+                                  "imageID": "", "started": started}
+        if created:
+            status["imageID"] = f"{image.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(image)}"
+            status["containerID"] = f"containerd://{_hex(f'{run.uid}/{c['name']}/{run.restart_count}')}"
+        return status
+
+    # ------------------------------------------------------------------ stages
+    def _accept(self, run: _Run) -> None:
+        run.handles.clear()
+
+        def mutate(pod: dict[str, Any], status: dict[str, Any]) -> None:
+            host_ip = self._host_ip(run.node)
+            ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._allocate_ip()
+            status["phase"] = "Pending"
+            status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
+            status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
+            status["startTime"] = format_time(self.rt.now)
+            self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=False, phase="Pending"))
+            spec = pod.get("spec") or {}
+            if spec.get("initContainers"):
+                status["initContainerStatuses"] = [
+                    self._container_status(run, c, {"waiting": {"reason": "PodInitializing"}}, ready=False,
+                                           started=False, created=False) for c in spec["initContainers"]]
+            status["containerStatuses"] = [
+                self._container_status(run, c, {"waiting": {"reason": "ContainerCreating"}}, ready=False,
+                                       started=False, created=False) for c in spec.get("containers") or []]
+
+        pod = self._write(run, mutate)
+        if pod is None:
+            return
+        delay = self._seconds_annotation(pod, ANNOTATION_START_SECONDS, self.start_delay)
+        self._later(run, delay, lambda: self._start(run), "start")
+
+    def _start(self, run: _Run) -> None:
+        run.handles.clear()
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None:
+            return
+        run.script = self._script(pod)
+        run.stage = "running"
+        run.started_at = self.rt.now
+        run.ready = not run.script.ready_after
+        self._write(run, lambda p, s: self._running_status(run, p, s))
+        if self._runs.get(run.key) is not run:
+            return
+        if not run.ready:
+            self._later(run, seconds(run.script.ready_after or 0), lambda: self._become_ready(run), "ready")
+        if run.script.duration is not None:
+            code = run.script.exit_code
+            reason = run.script.reason or ("Completed" if code == 0 else "Error")
+            self._later(run, seconds(run.script.duration), lambda: self._exit(run, code, reason), "exit")
+
+    def _running_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        spec = pod.get("spec") or {}
+        started = format_time(run.started_at or self.rt.now)
+        status["phase"] = "Running"
+        self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=run.ready, phase="Running"))
+        inits = []
+        for c in spec.get("initContainers") or []:
+            if c.get("restartPolicy") == "Always":
+                state = {"running": {"startedAt": started}}
+                inits.append(self._container_status(run, c, state, ready=run.ready, started=True, created=True))
+            else:
+                state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
+                                        "finishedAt": started}}
+                inits.append(self._container_status(run, c, state, ready=True, started=False, created=True))
+        if inits:
+            status["initContainerStatuses"] = inits
+        status["containerStatuses"] = [
+            self._container_status(run, c, {"running": {"startedAt": started}}, ready=run.ready, started=True,
+                                   created=True) for c in spec.get("containers") or []]
+
+    def _become_ready(self, run: _Run) -> None:
+        if run.stage != "running":
+            return
+        run.ready = True
+        self._write(run, lambda p, s: self._running_status(run, p, s))
+
+    def _terminated(self, run: _Run, code: int, reason: str, *, message: str = "") -> dict[str, Any]:
+        term: dict[str, Any] = {"exitCode": code, "reason": reason}
+        if message:
+            term["message"] = message
+        if run.started_at is not None:
+            term["startedAt"] = format_time(run.started_at)
+        term["finishedAt"] = format_time(self.rt.now)
+        return {"terminated": term}
+
+    def _exit(self, run: _Run, code: int, reason: str) -> None:
+        """The app containers exited with ``code``: restart in place or finish the pod."""
+        run.cancel()
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None:
+            return
+        policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+        restart = policy == "Always" or (policy == "OnFailure" and code != 0)
+        if not restart:
+            self._finish(run, pod, code, reason)
+            return
+        ran = self.rt.now - (run.started_at or self.rt.now)
+        if ran >= BACKOFF_RESET:
+            run.backoff = INITIAL_RESTART_BACKOFF
+        delay = run.backoff
+        run.backoff = min(run.backoff * 2, MAX_RESTART_BACKOFF)
+        term = self._terminated(run, code, reason)
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            run.last_state[c["name"]] = term
+        run.restart_count += 1
+        run.stage = "backoff"
+        run.ready = False
+        name, ns, uid = run.key[1], run.key[0], run.uid
+
+        def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
+            self._set_conditions(status, self._pod_conditions(p, sandbox=True, ready=False, phase="Running"))
+            status["containerStatuses"] = [
+                self._container_status(run, c, {"waiting": {
+                    "reason": "CrashLoopBackOff",
+                    "message": f"back-off {_go_duration(delay)} restarting failed container={c['name']} "
+                               f"pod={name}_{ns}({uid})"}}, ready=False, started=False, created=True)
+                for c in (p.get("spec") or {}).get("containers") or []]
+
+        self.rt.trace.add(f"kubelet {ns}/{name} exited {code} ({reason}); restart #{run.restart_count} "
+                          f"in {_go_duration(delay)}")
+        self._write(run, mutate)
+        if self._runs.get(run.key) is run:
+            self._later(run, delay, lambda: self._start(run), "restart")
+
+    def _finish(self, run: _Run, pod: dict[str, Any], code: int, reason: str, *,
+                message: str = "", extra: Any = None) -> None:
+        """Containers terminated with ``code``; write the terminal phase."""
+        run.cancel()
+        run.stage = "done"
+        phase = "Succeeded" if code == 0 else "Failed"
+        created = run.started_at is not None
+
+        def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
+            spec = p.get("spec") or {}
+            status["phase"] = phase
+            if extra is not None:
+                extra(status)
+            self._set_conditions(status, self._pod_conditions(p, sandbox=False, ready=False, phase=phase))
+            term = self._terminated(run, code, reason, message=message)
+            if spec.get("initContainers") and created:
+                inits = []
+                for c in spec["initContainers"]:
+                    state = term if c.get("restartPolicy") == "Always" else {"terminated": {
+                        "exitCode": 0, "reason": "Completed", "startedAt": format_time(run.started_at or 0),
+                        "finishedAt": format_time(run.started_at or 0)}}
+                    inits.append(self._container_status(run, c, state, ready=False, started=False, created=True))
+                status["initContainerStatuses"] = inits
+            status["containerStatuses"] = [
+                self._container_status(run, c, term, ready=False, started=False, created=created)
+                for c in spec.get("containers") or []]
+
+        self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} {phase} (exit {code}, {reason})")
+        self._write(run, mutate)
+
+    def _terminate(self, run: _Run, pod: dict[str, Any]) -> None:
+        """Graceful deletion: SIGTERM now, SIGKILL at the end of the grace period."""
+        previous = run.stage
+        run.cancel()
+        run.stage = "terminating"
+        grace = seconds(int(pod["metadata"].get("deletionGracePeriodSeconds") or 0))
+        if previous == "done" or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            self._delete(run)
+            return
+        if previous != "running":
+            self._finish(run, pod, 137, "ContainerStatusUnknown", message=UNKNOWN_MESSAGE)
+            self._delete(run)
+            return
+        stop = self._seconds_annotation(pod, ANNOTATION_TERMINATION_SECONDS, 0)
+        code = 143 if stop < grace else 137
+        self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} killing containers (grace "
+                          f"{grace // SECOND}s, exit {code} in {min(stop, grace) / SECOND:g}s)")
+
+        def kill() -> None:
+            live = self._pods.get(run.key[1], run.key[0]) or pod
+            self._finish(run, live, code, "Error")
+            self._delete(run)
+
+        self._later(run, min(stop, grace), kill, "kill")
+
+    def _delete(self, run: _Run) -> None:
+        try:
+            self.client.delete("pods", run.key[1], run.key[0], grace_period_seconds=0,
+                               preconditions={"uid": run.uid})
+        except (NotFound, Conflict):
+            pass
+        except ApiError as err:
+            self.rt.trace.add(f"kubelet delete {run.key[0]}/{run.key[1]} failed: {err.message}")
+
+    def _node_failure(self, pod: dict[str, Any], run: _Run | None) -> None:
+        meta = pod["metadata"]
+        if run is None:
+            run = _Run(key=(meta["namespace"], meta["name"]), uid=meta.get("uid", ""),
+                       node=(pod.get("spec") or {}).get("nodeName", ""))
+        started = run.started_at is not None and run.stage in ("running", "backoff", "terminating")
+
+        def disruption(status: dict[str, Any]) -> None:
+            now = format_time(self.rt.now)
+            conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
+            conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
+                               "lastTransitionTime": now, "reason": "DeletionByTaintManager",
+                               "message": "Taint manager: deleting due to NoExecute taint"})
+            status["conditions"] = conditions
+
+        if started:
+            self._finish(run, pod, 137, "Error", extra=disruption)
+        else:
+            self._finish(run, pod, 137, "ContainerStatusUnknown", message=UNKNOWN_MESSAGE, extra=disruption)
+        self._delete(run)

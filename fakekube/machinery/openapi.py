@@ -135,7 +135,7 @@ def _go_float(f: float) -> str:
         return "-0" if math.copysign(1.0, f) < 0 else "0"
     import decimal  # lazy: only needed to render floats
 
-    sign, digits, exponent = decimal.Decimal(repr(f)).normalize().as_tuple()
+    sign, digits, exponent = decimal.Decimal(float.__repr__(f)).normalize().as_tuple()
     ds = "".join(map(str, digits))
     exp10 = len(ds) + int(exponent) - 1
     neg = "-" if sign else ""
@@ -358,7 +358,7 @@ def _make_cel_classes(ct: Any) -> None:
                 return super().__getitem__(key)
             except KeyError:
                 if isinstance(key, str):
-                    raw = _cel_unescape(key)
+                    raw = key
                     if raw != key:
                         return super().__getitem__(ct.StringType(raw))
                 raise

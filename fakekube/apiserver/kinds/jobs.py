@@ -1,26 +1,338 @@
-"""batch/v1 Jobs: defaults, generated selector, validation and status rules (``pkg/registry/batch/job``)."""
+"""batch/v1 Jobs: defaults, generated selector, validation and status rules (``pkg/registry/batch/job``).
+
+Mirrors, at Kubernetes 1.33/1.34 with default feature gates:
+
+- ``pkg/apis/batch/v1/defaults.go``: ``SetDefaults_Job``;
+- ``pkg/registry/batch/job/strategy.go``: ``PrepareForCreate``/``generateSelector``,
+  ``PrepareForUpdate``, ``validationOptionsForJob`` (the suspended-and-never-started template
+  carve-out), ``jobStatusStrategy`` and ``getStatusValidationOptions`` (JobManagedBy on: checks
+  fire only when the related status field changes);
+- ``pkg/apis/batch/validation/validation.go``: ``ValidateJob``, ``validateGeneratedSelector``,
+  ``validateJobSpec``, ``validatePodFailurePolicy*``, ``validateSuccessPolicy*``,
+  ``validatePodReplacementPolicy``, ``ValidateJobSpecUpdate``, ``validatePodTemplateUpdate``,
+  ``validateCompletions``, ``validateJobStatus``, ``ValidateJobStatusUpdate``,
+  ``validateIndexesFormat``, ``parseIndexInterval``, ``validateFailedIndexesNotOverlapCompleted``;
+- ``pkg/controller/job/indexed_job_utils.go``: ``orderedIntervals`` (``IndexSet`` here, shared
+  with the Job controller), ``parseIndexesFromString``.
+"""
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import re
+from collections.abc import Iterable
 from typing import Any
 
-from fakekube.apiserver.kinds.pods import default_pod_spec
+from fakekube._core.clock import parse_time
+from fakekube._core.jsonutil import deep_copy
+from fakekube.apiserver.kinds.pods import PodStrategy, default_pod_spec
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
-from fakekube.errors import FieldError
+from fakekube.errors import OMIT, FieldError, go_quote
+from fakekube.machinery import selectors as sel
+from fakekube.machinery import validation as v
 
-__all__ = ["JobStrategy", "install"]
+__all__ = [
+    "CONTROLLER_UID",
+    "JOB_CONTROLLER_NAME",
+    "JOB_NAME",
+    "IndexSet",
+    "JobStrategy",
+    "condition_true",
+    "install",
+    "is_job_finished",
+    "validate_indexes_format",
+]
 
 CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
 LEGACY_CONTROLLER_UID = "controller-uid"
 JOB_NAME = "batch.kubernetes.io/job-name"
 LEGACY_JOB_NAME = "job-name"
+JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"
+
+MAX_PARALLELISM_FOR_INDEXED_JOB = 100_000
+MAX_FAILED_INDEXES_FOR_INDEXED_JOB = 100_000
+COMPLETIONS_SOFT_LIMIT = 100_000
+PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS = 10_000
+MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS = 10_000
+MAX_POD_FAILURE_POLICY_RULES = 20
+MAX_ON_EXIT_CODES_VALUES = 255
+MAX_ON_POD_CONDITIONS_PATTERNS = 20
+MAX_MANAGED_BY_LENGTH = 63
+MAX_SUCCEEDED_INDEXES_LENGTH = 64 * 1024
+MAX_SUCCESS_POLICY_RULES = 20
+
+POD_FAILURE_POLICY_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
+ON_EXIT_CODES_OPERATORS = ("In", "NotIn")
+CONDITION_STATUSES = ("False", "True", "Unknown")
+POD_REPLACEMENT_POLICIES = ("Failed", "TerminatingOrFailed")
+_HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(_HTTP_PATH_FMT)
+
+
+# =========================================================================== index sets
+
+
+class IndexSet:
+    """``orderedIntervals``: disjoint, ascending ``(first, last)`` intervals of completion indexes."""
+
+    __slots__ = ("intervals",)
+
+    def __init__(self, intervals: Iterable[tuple[int, int]] = ()) -> None:
+        self.intervals: list[tuple[int, int]] = list(intervals)
+
+    @classmethod
+    def parse(cls, text: str | None, completions: int) -> IndexSet:
+        """``parseIndexesFromString``: bad fragments are skipped, ranges truncated at ``completions``."""
+        out: list[tuple[int, int]] = []
+        if not text:
+            return cls(out)
+        for fragment in text.split(","):
+            parts = fragment.split("-")
+            try:
+                first = int(parts[0])
+                last = int(parts[1]) if len(parts) == 2 else first
+            except ValueError:
+                continue
+            if len(parts) > 2 or first >= completions:
+                continue
+            last = min(last, completions - 1)
+            if last < first or (out and first <= out[-1][1]):
+                continue
+            out.append((first, last))
+        return cls(out)
+
+    @classmethod
+    def of(cls, indexes: Iterable[int]) -> IndexSet:
+        return cls().with_indexes(indexes)
+
+    def with_indexes(self, indexes: Iterable[int]) -> IndexSet:
+        """``withOrderedIndexes``: the union with ``indexes`` (any order, duplicates allowed)."""
+        new = sorted(set(indexes))
+        if not new:
+            return IndexSet(self.intervals)
+        merged: list[tuple[int, int]] = []
+        pending = [(i, i) for i in new]
+        for first, last in sorted(self.intervals + pending):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+            else:
+                merged.append((first, last))
+        return IndexSet(merged)
+
+    def merge(self, other: IndexSet) -> IndexSet:
+        merged: list[tuple[int, int]] = []
+        for first, last in sorted(self.intervals + other.intervals):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+            else:
+                merged.append((first, last))
+        return IndexSet(merged)
+
+    def has(self, ix: int) -> bool:
+        pos = bisect.bisect_right(self.intervals, (ix, float("inf"))) - 1
+        return pos >= 0 and self.intervals[pos][0] <= ix <= self.intervals[pos][1]
+
+    def total(self) -> int:
+        return sum(last - first + 1 for first, last in self.intervals)
+
+    def __iter__(self) -> Any:
+        for first, last in self.intervals:
+            yield from range(first, last + 1)
+
+    def __str__(self) -> str:
+        """Two consecutive indexes stay separate (``"3,4"``); three or more collapse (``"3-5"``)."""
+        parts: list[str] = []
+        for first, last in self.intervals:
+            if first == last:
+                parts.append(str(first))
+            elif last == first + 1:
+                parts.append(f"{first},{last}")
+            else:
+                parts.append(f"{first}-{last}")
+        return ",".join(parts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IndexSet) and self.intervals == other.intervals
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.intervals))
+
+    def __repr__(self) -> str:
+        return f"IndexSet({str(self)!r})"
+
+
+def _go_atoi(text: str) -> int:
+    """``strconv.Atoi``: optional sign, ASCII digits only."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _parse_index_interval(fragment: str, completions: int) -> tuple[int, int]:
+    """``parseIndexInterval``; raises ValueError with upstream's message."""
+    limits = fragment.split("-")
+    if len(limits) > 2:
+        raise ValueError(f"the fragment {go_quote(fragment)} "
+                         "violates the requirement that an index interval can have at most two parts "
+                         "separated by '-'")
+    try:
+        x = _go_atoi(limits[0])
+    except ValueError:
+        raise ValueError(f"cannot convert string to integer for index: {_q(limits[0])}") from None
+    if x >= completions:
+        raise ValueError(f"too large index: {_q(limits[0])}")
+    if len(limits) > 1:
+        try:
+            y = _go_atoi(limits[1])
+        except ValueError:
+            raise ValueError(f"cannot convert string to integer for index: {_q(limits[1])}") from None
+        if y >= completions:
+            raise ValueError(f"too large index: {_q(limits[1])}")
+        if x >= y:
+            raise ValueError(f"non-increasing order, previous: {x}, current: {y}")
+        return x, y
+    return x, x
+
+
+def _q(text: str) -> str:
+    return go_quote(text)
+
+
+def validate_indexes_format(text: str, completions: int) -> int:
+    """``validateIndexesFormat``: the number of indexes, or ValueError with upstream's message."""
+    if not text:
+        return 0
+    last: int | None = None
+    total = 0
+    for fragment in text.split(","):
+        x, y = _parse_index_interval(fragment, completions)
+        if last is not None and last >= x:
+            raise ValueError(f"non-increasing order, previous: {last}, current: {x}")
+        total += y - x + 1
+        last = y
+    return total
+
+
+def _failed_overlaps_completed(completed: str, failed: str, completions: int) -> str | None:
+    """``validateFailedIndexesNotOverlapCompleted``: the error message, or None."""
+    if not completed or not failed:
+        return None
+
+    def intervals(text: str) -> list[tuple[int, int] | None]:
+        out: list[tuple[int, int] | None] = []
+        for fragment in text.split(","):
+            try:
+                out.append(_parse_index_interval(fragment, completions))
+            except ValueError:
+                out.append(None)
+        return out
+
+    cs, fs = intervals(completed), intervals(failed)
+    ci = fi = 0
+    while ci < len(cs) and fi < len(fs):
+        c, f = cs[ci], fs[fi]
+        if c is None:
+            ci += 1
+        elif f is None:
+            fi += 1
+        else:
+            if c[0] <= f[1] and f[0] <= c[1]:
+                return f"failedIndexes and completedIndexes overlap at index: {max(c[0], f[0])}"
+            if c[0] <= f[0]:
+                ci += 1
+            else:
+                fi += 1
+    return None
+
+
+# =========================================================================== condition helpers
+
+
+def condition_true(status: dict[str, Any] | None, ctype: str) -> bool:
+    """``IsConditionTrue``."""
+    return any(c.get("type") == ctype and c.get("status") == "True"
+               for c in (status or {}).get("conditions") or [])
+
+
+def is_job_finished(job: dict[str, Any]) -> bool:
+    """``IsJobFinished``: ``Complete=True`` or ``Failed=True``."""
+    status = job.get("status") or {}
+    return condition_true(status, "Complete") or condition_true(status, "Failed")
+
+
+# =========================================================================== the strategy
+
+
+def _path_prefixed(errors: list[FieldError], prefix: str) -> list[FieldError]:
+    return [dataclasses.replace(e, field=f"{prefix}.{e.field}" if e.field else prefix) for e in errors]
+
+
+def _is_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
+    """``IsDomainPrefixedPath``."""
+    if not value:
+        return [FieldError.required(path)]
+    segments = value.split("/", 1)
+    if len(segments) != 2 or not segments[0] or not segments[1]:
+        return [FieldError.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [FieldError.invalid(path, segments[0], m) for m in v.is_dns1123_subdomain(segments[0])]
+    if not _HTTP_PATH_RE.fullmatch(segments[1]):
+        errs.append(FieldError.invalid(path, segments[1], v.regex_error("Invalid path", _HTTP_PATH_FMT)))
+    return errs
+
+
+def _validate_has_label(template_meta: dict[str, Any], key: str, expected: str) -> list[FieldError]:
+    """``ValidateHasLabel``."""
+    labels = template_meta.get("labels") or {}
+    path = f"spec.template.metadata.labels[{key}]"
+    if key not in labels:
+        return [FieldError.required(path, expected)]
+    if labels[key] != expected:
+        return [FieldError.invalid(path, labels, f"must be '{expected}'")]
+    return []
+
+
+def _template_for_immutability(new_template: dict[str, Any], old_template: dict[str, Any]) -> dict[str, Any]:
+    """``validatePodTemplateUpdate`` with ``AllowMutableSchedulingDirectives``: the old template
+    with node affinity, nodeSelector, tolerations, labels, annotations and schedulingGates
+    taken from the new one."""
+    old = deep_copy(old_template)
+    new_spec = new_template.get("spec") or {}
+    old_spec = old.setdefault("spec", {})
+    new_aff, old_aff = new_spec.get("affinity"), old_spec.get("affinity")
+    if new_aff is None and old_aff is not None:
+        old_aff.pop("nodeAffinity", None)
+        if not old_aff:
+            old_spec.pop("affinity", None)
+    elif new_aff is not None and old_aff is None:
+        old_spec["affinity"] = {k: val for k, val in new_aff.items() if k == "nodeAffinity"}
+    elif new_aff is not None and old_aff is not None:
+        if "nodeAffinity" in new_aff:
+            old_aff["nodeAffinity"] = new_aff["nodeAffinity"]
+        else:
+            old_aff.pop("nodeAffinity", None)
+    for key in ("nodeSelector", "tolerations", "schedulingGates"):
+        if key in new_spec:
+            old_spec[key] = new_spec[key]
+        else:
+            old_spec.pop(key, None)
+    old_meta = old.setdefault("metadata", {})
+    new_meta = new_template.get("metadata") or {}
+    for key in ("labels", "annotations"):
+        if key in new_meta:
+            old_meta[key] = new_meta[key]
+        else:
+            old_meta.pop(key, None)
+    return old
 
 
 class JobStrategy(Strategy):
     default_gc_policy = "Orphan"
+    merge_schema_name = "jobs"
 
+    # ------------------------------------------------------------------ defaults and create
     def default(self, obj: dict[str, Any]) -> None:
         """``SetDefaults_Job``."""
         spec = obj.setdefault("spec", {})
@@ -29,15 +341,22 @@ class JobStrategy(Strategy):
         if spec.get("completions") is None and spec.get("parallelism") is None:
             spec["completions"] = 1
             spec["parallelism"] = 1
-        spec.setdefault("parallelism", 1)
-        spec.setdefault("backoffLimit", 2147483647 if spec.get("backoffLimitPerIndex") is not None else 6)
-        spec.setdefault("completionMode", "NonIndexed")
-        spec.setdefault("suspend", False)
-        spec.setdefault("manualSelector", False)
-        spec.setdefault("podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
+        if spec.get("parallelism") is None:
+            spec["parallelism"] = 1
+        if spec.get("backoffLimit") is None:
+            spec["backoffLimit"] = 2147483647 if spec.get("backoffLimitPerIndex") is not None else 6
+        if spec.get("completionMode") is None:
+            spec["completionMode"] = "NonIndexed"
+        if spec.get("suspend") is None:
+            spec["suspend"] = False
+        if spec.get("manualSelector") is None:
+            spec["manualSelector"] = False
+        if spec.get("podReplacementPolicy") is None:
+            spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
         for rule in (spec.get("podFailurePolicy") or {}).get("rules") or []:
             for pattern in rule.get("onPodConditions") or []:
-                pattern.setdefault("status", "True")
+                if not pattern.get("status"):
+                    pattern["status"] = "True"
         template = spec.setdefault("template", {})
         if isinstance(template, dict):
             template_labels = (template.get("metadata") or {}).get("labels")
@@ -46,32 +365,480 @@ class JobStrategy(Strategy):
             default_pod_spec(template.setdefault("spec", {}))
 
     def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
-        obj.pop("status", None)
+        """``PrepareForCreate``: ``generateSelector`` unless manualSelector; status cleared."""
         obj["status"] = {}
         spec, meta = obj["spec"], obj["metadata"]
         if not spec.get("manualSelector"):
-            labels = spec["template"].setdefault("metadata", {}).setdefault("labels", {})
-            for key, value in ((CONTROLLER_UID, meta["uid"]), (LEGACY_CONTROLLER_UID, meta["uid"]),
-                               (JOB_NAME, meta.get("name") or ""), (LEGACY_JOB_NAME, meta.get("name") or "")):
+            template_meta = spec["template"].setdefault("metadata", {})
+            labels = template_meta.get("labels")
+            if labels is None:
+                labels = template_meta["labels"] = {}
+            for key, value in ((LEGACY_JOB_NAME, meta.get("name") or ""), (JOB_NAME, meta.get("name") or ""),
+                               (LEGACY_CONTROLLER_UID, meta["uid"]), (CONTROLLER_UID, meta["uid"])):
                 labels.setdefault(key, value)
-            spec["selector"] = {"matchLabels": {CONTROLLER_UID: meta["uid"]}}
+            selector = spec.get("selector")
+            if not isinstance(selector, dict):
+                selector = spec["selector"] = {}
+            match_labels = selector.setdefault("matchLabels", {})
+            match_labels.setdefault(CONTROLLER_UID, meta["uid"])
 
+    # ------------------------------------------------------------------ validation
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``ValidateJob`` (ObjectMeta is validated by the server)."""
+        return self._validate_job(obj, require_prefixed_labels=True)
+
+    def _validate_job(self, obj: dict[str, Any], *, require_prefixed_labels: bool) -> list[FieldError]:
+        meta = obj.get("metadata") or {}
         spec = obj.get("spec") or {}
-        errors: list[FieldError] = []
-        policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
-        if policy == "Always":
-            errors.append(FieldError.required("spec.template.spec.restartPolicy",
-                                              'valid values: "OnFailure", "Never"'))
-        elif policy not in ("OnFailure", "Never"):
-            errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", policy,
-                                                   ("OnFailure", "Never")))
-        if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
-            errors.append(FieldError.required("spec.completions", "when completion mode is Indexed"))
+        errors = self._validate_generated_selector(obj, require_prefixed_labels)
+        errors += self._validate_job_spec(spec)
+        completions = spec.get("completions")
+        if spec.get("completionMode") == "Indexed" and isinstance(completions, int) and completions > 0:
+            hostname = f"{meta.get('name') or ''}-{completions - 1}"
+            if v.is_dns1123_label(hostname):
+                errors.append(FieldError.invalid("metadata.name", meta.get("name") or "",
+                                                 f"will not able to create pod with invalid DNS label: {hostname}"))
         return errors
 
+    @staticmethod
+    def _validate_generated_selector(obj: dict[str, Any], require_prefixed: bool) -> list[FieldError]:
+        """``validateGeneratedSelector``."""
+        spec = obj.get("spec") or {}
+        meta = obj.get("metadata") or {}
+        if spec.get("manualSelector") or spec.get("selector") is None:
+            return []
+        errors: list[FieldError] = []
+        uid, name = meta.get("uid") or "", meta.get("name") or ""
+        if not uid:
+            errors.append(FieldError.required("metadata.uid"))
+        template_meta = (spec.get("template") or {}).get("metadata") or {}
+        errors += _validate_has_label(template_meta, LEGACY_CONTROLLER_UID, uid)
+        errors += _validate_has_label(template_meta, LEGACY_JOB_NAME, name)
+        expected = {LEGACY_CONTROLLER_UID: uid, LEGACY_JOB_NAME: name}
+        if require_prefixed:
+            errors += _validate_has_label(template_meta, CONTROLLER_UID, uid)
+            errors += _validate_has_label(template_meta, JOB_NAME, name)
+            expected.update({CONTROLLER_UID: uid, JOB_NAME: name})
+        try:
+            selector = sel.selector_from_label_selector_dict(spec["selector"])
+        except (sel.SelectorError, ValueError):
+            return errors
+        if not selector.matches(expected):
+            errors.append(FieldError.invalid("spec.selector", spec["selector"], "`selector` not auto-generated"))
+        return errors
+
+    def _validate_job_spec(self, spec: dict[str, Any]) -> list[FieldError]:
+        """``ValidateJobSpec`` = ``validateJobSpec`` + the selector rules."""
+        errors = self._validate_job_spec_fields(spec)
+        selector = spec.get("selector")
+        if selector is None:
+            errors.append(FieldError.required("spec.selector"))
+        else:
+            errors += sel.validate_label_selector(selector, "spec.selector")
+        try:
+            parsed = sel.selector_from_label_selector_dict(selector)
+        except (sel.SelectorError, ValueError):
+            return errors
+        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if not parsed.matches(labels):
+            errors.append(FieldError.invalid("spec.template.metadata.labels", labels,
+                                             "`selector` does not match template `labels`"))
+        return errors
+
+    def _validate_job_spec_fields(self, spec: dict[str, Any]) -> list[FieldError]:
+        """``validateJobSpec``."""
+        errors: list[FieldError] = []
+        for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit",
+                    "ttlSecondsAfterFinished", "backoffLimitPerIndex"):
+            if spec.get(key) is not None:
+                errors += v.validate_nonnegative_field(int(spec[key]), f"spec.{key}")
+        parallelism, completions = spec.get("parallelism"), spec.get("completions")
+        per_index, max_failed = spec.get("backoffLimitPerIndex"), spec.get("maxFailedIndexes")
+        if max_failed is not None:
+            errors += v.validate_nonnegative_field(int(max_failed), "spec.maxFailedIndexes")
+            if per_index is None:
+                errors.append(FieldError.required("spec.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
+        managed_by = spec.get("managedBy")
+        if managed_by is not None:
+            errors += _is_domain_prefixed_path("spec.managedBy", managed_by)
+            if len(managed_by.encode()) > MAX_MANAGED_BY_LENGTH:
+                errors.append(FieldError.too_long("spec.managedBy", managed_by, MAX_MANAGED_BY_LENGTH))
+        mode = spec.get("completionMode")
+        if mode is not None:
+            if mode not in ("NonIndexed", "Indexed"):
+                errors.append(FieldError.not_supported("spec.completionMode", mode, ("NonIndexed", "Indexed")))
+            if mode == "Indexed":
+                if completions is None:
+                    errors.append(FieldError.required("spec.completions", "when completion mode is Indexed"))
+                if parallelism is not None and parallelism > MAX_PARALLELISM_FOR_INDEXED_JOB:
+                    errors.append(FieldError.invalid(
+                        "spec.parallelism", parallelism,
+                        f"must be less than or equal to {MAX_PARALLELISM_FOR_INDEXED_JOB} when completion mode is Indexed"))
+                if completions is not None and max_failed is not None and max_failed > completions:
+                    errors.append(FieldError.invalid("spec.maxFailedIndexes", max_failed,
+                                                     "must be less than or equal to completions"))
+                if max_failed is not None and max_failed > MAX_FAILED_INDEXES_FOR_INDEXED_JOB:
+                    errors.append(FieldError.invalid("spec.maxFailedIndexes", max_failed,
+                                                     f"must be less than or equal to {MAX_FAILED_INDEXES_FOR_INDEXED_JOB}"))
+                if completions is not None and completions > COMPLETIONS_SOFT_LIMIT and per_index is not None:
+                    suffix = (f"when completions are above {COMPLETIONS_SOFT_LIMIT} and used with backoff limit "
+                              "per index")
+                    if max_failed is None:
+                        errors.append(FieldError.required(
+                            "spec.maxFailedIndexes", f"must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"))
+                    if parallelism is not None and parallelism > PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS:
+                        errors.append(FieldError.invalid(
+                            "spec.parallelism", parallelism,
+                            f"must be less than or equal to {PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {suffix}"))
+                    if max_failed is not None and max_failed > MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS:
+                        errors.append(FieldError.invalid(
+                            "spec.maxFailedIndexes", max_failed,
+                            f"must be less than or equal to {MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {suffix}"))
+        if mode is None or mode == "NonIndexed":
+            if per_index is not None:
+                errors.append(FieldError.invalid("spec.backoffLimitPerIndex", per_index, "requires indexed completion mode"))
+            if max_failed is not None:
+                errors.append(FieldError.invalid("spec.maxFailedIndexes", max_failed, "requires indexed completion mode"))
+        if spec.get("podFailurePolicy") is not None:
+            errors += self._validate_pod_failure_policy(spec)
+        if spec.get("successPolicy") is not None:
+            if mode != "Indexed":
+                errors.append(FieldError.invalid("spec.successPolicy", spec["successPolicy"],
+                                                 "requires indexed completion mode"))
+            else:
+                errors += self._validate_success_policy(spec)
+        replacement = spec.get("podReplacementPolicy")
+        if replacement is not None:
+            if spec.get("podFailurePolicy") is not None:
+                if replacement != "Failed":
+                    errors.append(FieldError.not_supported("spec.podReplacementPolicy", replacement, ("Failed",)))
+            elif replacement not in POD_REPLACEMENT_POLICIES:
+                errors.append(FieldError.not_supported("spec.podReplacementPolicy", replacement,
+                                                       POD_REPLACEMENT_POLICIES))
+        errors += self._validate_template(spec.get("template") or {})
+        restart = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
+        if restart in ("Always", "", None):
+            errors.append(FieldError.required("spec.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"'))
+        elif restart not in ("OnFailure", "Never"):
+            errors.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart,
+                                                   ("OnFailure", "Never")))
+        elif spec.get("podFailurePolicy") is not None and restart != "Never":
+            errors.append(FieldError.invalid("spec.template.spec.restartPolicy", restart,
+                                             'only "Never" is supported when podFailurePolicy is specified'))
+        return errors
+
+    @staticmethod
+    def _validate_template(template: dict[str, Any]) -> list[FieldError]:
+        """``ValidatePodTemplateSpec``: template metadata maps and the pod spec.
+
+        SIMPLIFICATION: the pod spec is checked with the fake's pod validation (containers,
+        restartPolicy, hostname/subdomain, nodeSelector), not the full ``ValidatePodSpec``.
+        """
+        meta = template.get("metadata") or {}
+        errors = v.validate_labels(meta.get("labels"), "spec.template.metadata.labels")
+        errors += v.validate_annotations(meta.get("annotations"), "spec.template.metadata.annotations")
+        pod_errors = PodStrategy().validate({"spec": template.get("spec") or {}})
+        # The Job's own restartPolicy rule replaces the pod's.
+        pod_errors = [e for e in pod_errors if e.field != "spec.restartPolicy"]
+        errors += [dataclasses.replace(e, field="spec.template." + e.field) for e in pod_errors]
+        return errors
+
+    @staticmethod
+    def _validate_pod_failure_policy(spec: dict[str, Any]) -> list[FieldError]:
+        """``validatePodFailurePolicy`` and its rule helpers."""
+        errors: list[FieldError] = []
+        rules = (spec.get("podFailurePolicy") or {}).get("rules") or []
+        path = "spec.podFailurePolicy.rules"
+        if len(rules) > MAX_POD_FAILURE_POLICY_RULES:
+            errors.append(FieldError.too_many(path, len(rules), MAX_POD_FAILURE_POLICY_RULES))
+        pod_spec = (spec.get("template") or {}).get("spec") or {}
+        names = {c.get("name") for c in (pod_spec.get("containers") or []) + (pod_spec.get("initContainers") or [])}
+        actions_list = "[" + " ".join(f'"{a}"' for a in POD_FAILURE_POLICY_ACTIONS) + "]"
+        for i, rule in enumerate(rules):
+            rpath = f"{path}[{i}]"
+            action = rule.get("action") or ""
+            if not action:
+                errors.append(FieldError.required(f"{rpath}.action", f"valid values: {actions_list}"))
+            elif action == "FailIndex":
+                if spec.get("backoffLimitPerIndex") is None:
+                    errors.append(FieldError.invalid(f"{rpath}.action", action,
+                                                     "requires the backoffLimitPerIndex to be set"))
+            elif action not in POD_FAILURE_POLICY_ACTIONS:
+                errors.append(FieldError.not_supported(f"{rpath}.action", action, POD_FAILURE_POLICY_ACTIONS))
+            on_exit = rule.get("onExitCodes")
+            on_conditions = rule.get("onPodConditions") or []
+            if on_exit is not None:
+                epath = f"{rpath}.onExitCodes"
+                op = on_exit.get("operator") or ""
+                if not op:
+                    errors.append(FieldError.required(f"{epath}.operator", 'valid values: ["In" "NotIn"]'))
+                elif op not in ON_EXIT_CODES_OPERATORS:
+                    errors.append(FieldError.not_supported(f"{epath}.operator", op, ON_EXIT_CODES_OPERATORS))
+                cname = on_exit.get("containerName")
+                if cname is not None and cname not in names:
+                    errors.append(FieldError.invalid(f"{epath}.containerName", cname,
+                                                     "must be one of the container or initContainer names in the pod template"))
+                values = on_exit.get("values") or []
+                if not values:
+                    errors.append(FieldError.invalid(f"{epath}.values", values, "at least one value is required"))
+                elif len(values) > MAX_ON_EXIT_CODES_VALUES:
+                    errors.append(FieldError.too_many(f"{epath}.values", len(values), MAX_ON_EXIT_CODES_VALUES))
+                seen: set[int] = set()
+                ordered = True
+                for j, value in enumerate(values):
+                    if op == "In" and value == 0:
+                        errors.append(FieldError.invalid(f"{epath}.values[{j}]", value, "must not be 0 for the In operator"))
+                    if value in seen:
+                        errors.append(FieldError.duplicate(f"{epath}.values[{j}]", value))
+                    else:
+                        seen.add(value)
+                    if j > 0 and values[j - 1] > value:
+                        ordered = False
+                if not ordered:
+                    errors.append(FieldError.invalid(f"{epath}.values", values, "must be ordered"))
+            if on_conditions:
+                cpath = f"{rpath}.onPodConditions"
+                if len(on_conditions) > MAX_ON_POD_CONDITIONS_PATTERNS:
+                    errors.append(FieldError.too_many(cpath, len(on_conditions), MAX_ON_POD_CONDITIONS_PATTERNS))
+                for j, pattern in enumerate(on_conditions):
+                    ppath = f"{cpath}[{j}]"
+                    errors += [FieldError.invalid(f"{ppath}.type", pattern.get("type") or "", m)
+                               for m in v.is_qualified_name(pattern.get("type") or "")]
+                    status = pattern.get("status") or ""
+                    if not status:
+                        errors.append(FieldError.required(f"{ppath}.status", 'valid values: ["False" "True" "Unknown"]'))
+                    elif status not in CONDITION_STATUSES:
+                        errors.append(FieldError.not_supported(f"{ppath}.status", status, CONDITION_STATUSES))
+            if on_exit is not None and on_conditions:
+                errors.append(FieldError.invalid(rpath, OMIT, "specifying both OnExitCodes and OnPodConditions is not supported"))
+            if on_exit is None and not on_conditions:
+                errors.append(FieldError.invalid(rpath, OMIT, "specifying one of OnExitCodes and OnPodConditions is required"))
+        return errors
+
+    @staticmethod
+    def _validate_success_policy(spec: dict[str, Any]) -> list[FieldError]:
+        """``validateSuccessPolicy`` / ``validateSuccessPolicyRule``."""
+        errors: list[FieldError] = []
+        rules = (spec.get("successPolicy") or {}).get("rules") or []
+        path = "spec.successPolicy.rules"
+        completions = int(spec.get("completions") or 0)
+        if not rules:
+            errors.append(FieldError.required(path, "at least one rules must be specified when the successPolicy is specified"))
+        if len(rules) > MAX_SUCCESS_POLICY_RULES:
+            errors.append(FieldError.too_many(path, len(rules), MAX_SUCCESS_POLICY_RULES))
+        for i, rule in enumerate(rules):
+            rpath = f"{path}[{i}]"
+            indexes, count = rule.get("succeededIndexes"), rule.get("succeededCount")
+            if indexes is None and count is None:
+                errors.append(FieldError.required(rpath, "at least one of succeededCount or succeededIndexes must be specified"))
+            total = 0
+            if indexes is not None:
+                ipath = f"{rpath}.succeededIndexes"
+                if len(indexes.encode()) > MAX_SUCCEEDED_INDEXES_LENGTH:
+                    errors.append(FieldError.too_long(ipath, indexes, MAX_SUCCEEDED_INDEXES_LENGTH))
+                try:
+                    total = validate_indexes_format(indexes, completions)
+                except ValueError as err:
+                    errors.append(FieldError.invalid(ipath, indexes, f"error parsing succeededIndexes: {err}"))
+            if count is not None:
+                cpath = f"{rpath}.succeededCount"
+                errors += v.validate_nonnegative_field(int(count), cpath)
+                if count > completions:
+                    errors.append(FieldError.invalid(
+                        cpath, count, f"must be less than or equal to {completions} (the number of specified completions)"))
+                if indexes is not None and count > total:
+                    errors.append(FieldError.invalid(
+                        cpath, count,
+                        f"must be less than or equal to {total} (the number of indexes in the specified succeededIndexes field)"))
+        return errors
+
+    # ------------------------------------------------------------------ update
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
-        new["status"] = old.get("status", {})
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """``ValidateJob`` + ``ValidateJobSpecUpdate`` with ``validationOptionsForJob(new, old)``."""
+        old_spec, spec = old.get("spec") or {}, new.get("spec") or {}
+        old_labels = ((old_spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        require_prefixed = JOB_NAME in old_labels and CONTROLLER_UID in old_labels
+        errors = self._validate_job(new, require_prefixed_labels=require_prefixed)
+        # ValidateJobSpecUpdate runs ValidateJobSpec a second time (upstream reports twice;
+        # the aggregate message drops the duplicate text).
+        errors += self._validate_job_spec(spec)
+        errors += self._validate_completions_update(spec, old_spec)
+        if spec.get("selector") != old_spec.get("selector"):
+            errors.append(FieldError.invalid("spec.selector", spec.get("selector"), v.FIELD_IMMUTABLE))
+        template, old_template = spec.get("template") or {}, old_spec.get("template") or {}
+        mutable_scheduling = bool(old_spec.get("suspend")) and not (old.get("status") or {}).get("startTime")
+        if mutable_scheduling:
+            old_template = _template_for_immutability(template, old_template)
+        if template != old_template:
+            errors.append(FieldError.invalid("spec.template", template, v.FIELD_IMMUTABLE))
+        for key in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy"):
+            if spec.get(key) != old_spec.get(key):
+                errors.append(FieldError.invalid(f"spec.{key}", spec.get(key), v.FIELD_IMMUTABLE))
+        return errors
+
+    @staticmethod
+    def _validate_completions_update(spec: dict[str, Any], old_spec: dict[str, Any]) -> list[FieldError]:
+        """``validateCompletions`` (ElasticIndexedJob on)."""
+        new, old = spec.get("completions"), old_spec.get("completions")
+        if new == old:
+            return []
+        if spec.get("completionMode") != "Indexed":
+            return [FieldError.invalid("spec.completions", new, v.FIELD_IMMUTABLE)]
+        if new is None:
+            return []
+        if new != spec.get("parallelism"):
+            return [FieldError.invalid("spec.completions", new, "can only be modified in tandem with spec.parallelism")]
+        return []
+
+    # ------------------------------------------------------------------ status
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """``ValidateJobUpdateStatus`` with ``getStatusValidationOptions`` (JobManagedBy on, 1.32+)."""
+        spec = new.get("spec") or {}
+        status, old_status = new.get("status") or {}, old.get("status") or {}
+        p = "status"
+        indexed = spec.get("completionMode") == "Indexed"
+        completions = spec.get("completions")
+
+        def changed(key: str) -> bool:
+            return status.get(key) != old_status.get(key)
+
+        complete, old_complete = condition_true(status, "Complete"), condition_true(old_status, "Complete")
+        failed, old_failed = condition_true(status, "Failed"), condition_true(old_status, "Failed")
+        target, old_target = condition_true(status, "FailureTarget"), condition_true(old_status, "FailureTarget")
+        criteria, old_criteria = (condition_true(status, "SuccessCriteriaMet"),
+                                  condition_true(old_status, "SuccessCriteriaMet"))
+        finished, old_finished = complete or failed, old_complete or old_failed
+        finished_changed = finished != old_finished
+        complete_changed = complete != old_complete
+        active = int(status.get("active") or 0)
+        ready, terminating = status.get("ready"), status.get("terminating")
+        start, completion = status.get("startTime"), status.get("completionTime")
+        uncounted = status.get("uncountedTerminatedPods")
+        old_uncounted = old_status.get("uncountedTerminatedPods")
+        uncounted_changed = _uncounted_norm(uncounted) != _uncounted_norm(old_uncounted)
+        completed_indexes = status.get("completedIndexes") or ""
+        completed_changed = completed_indexes != (old_status.get("completedIndexes") or "")
+        failed_indexes = status.get("failedIndexes")
+        failed_indexes_changed = changed("failedIndexes")
+
+        errors: list[FieldError] = []
+        # validateJobStatus
+        for key in ("active", "succeeded", "failed"):
+            errors += v.validate_nonnegative_field(int(status.get(key) or 0), f"{p}.{key}")
+        for key in ("ready", "terminating"):
+            if status.get(key) is not None:
+                errors += v.validate_nonnegative_field(int(status[key]), f"{p}.{key}")
+        if uncounted is not None:
+            seen: set[str] = set()
+            for kind in ("succeeded", "failed"):
+                for i, uid in enumerate(uncounted.get(kind) or []):
+                    fpath = f"{p}.uncountedTerminatedPods.{kind}[{i}]"
+                    if uid == "":
+                        errors.append(FieldError.invalid(fpath, uid, "must not be empty"))
+                    elif uid in seen:
+                        errors.append(FieldError.duplicate(fpath, uid))
+                    else:
+                        seen.add(uid)
+        conds = f"{p}.conditions"
+        if (complete_changed or failed != old_failed) and complete and failed:
+            errors.append(FieldError.invalid(conds, OMIT, "cannot set Complete=True and Failed=true conditions"))
+        if (complete_changed or target != old_target) and complete and target:
+            errors.append(FieldError.invalid(conds, OMIT, "cannot set Complete=True and FailureTarget=true conditions"))
+        completion_changed = changed("completionTime")
+        if (complete_changed or completion_changed) and completion is not None and not complete:
+            errors.append(FieldError.invalid(f"{p}.completionTime", completion,
+                                             "cannot set completionTime when there is no Complete=True condition"))
+        if (complete_changed or completion_changed) and completion is None and complete:
+            errors.append(FieldError.required(f"{p}.completionTime", "completionTime is required for Complete jobs"))
+        if (changed("startTime") or completion_changed) and start and completion \
+                and parse_time(completion) < parse_time(start):
+            errors.append(FieldError.invalid(f"{p}.completionTime", completion,
+                                             "completionTime cannot be set before startTime"))
+        if (failed != old_failed or target != old_target) and failed and not target:
+            errors.append(FieldError.invalid(
+                conds, OMIT, "cannot set Failed=True condition without the FailureTarget=true condition"))
+        if (complete_changed or criteria != old_criteria) and complete and not criteria:
+            errors.append(FieldError.invalid(
+                conds, OMIT, "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"))
+        if (finished_changed or changed("active")) and active > 0 and finished:
+            errors.append(FieldError.invalid(f"{p}.active", active, "active>0 is invalid for finished job"))
+        if (finished_changed or changed("startTime")) and start is None and finished:
+            errors.append(FieldError.required(f"{p}.startTime", "startTime is required for finished job"))
+        if (finished_changed or uncounted_changed) and finished and uncounted is not None \
+                and (uncounted.get("failed") or uncounted.get("succeeded")):
+            errors.append(FieldError.invalid(f"{p}.uncountedTerminatedPods", uncounted,
+                                             "uncountedTerminatedPods needs to be empty for finished job"))
+        if completed_changed and completions is not None:
+            try:
+                validate_indexes_format(completed_indexes, int(completions))
+            except ValueError as err:
+                errors.append(FieldError.invalid(f"{p}.completedIndexes", completed_indexes,
+                                                 f"error parsing completedIndexes: {err}"))
+        if failed_indexes_changed and completions is not None and spec.get("backoffLimitPerIndex") is not None \
+                and failed_indexes is not None:
+            try:
+                validate_indexes_format(failed_indexes, int(completions))
+            except ValueError as err:
+                errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes,
+                                                 f"error parsing failedIndexes: {err}"))
+        if completed_changed and completed_indexes and not indexed:
+            errors.append(FieldError.invalid(f"{p}.completedIndexes", completed_indexes,
+                                             "cannot set non-empty completedIndexes when non-indexed completion mode"))
+        if failed_indexes_changed and spec.get("backoffLimitPerIndex") is None and failed_indexes is not None:
+            errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes,
+                                             "cannot set non-null failedIndexes when backoffLimitPerIndex is null"))
+        if (failed_indexes_changed or completed_changed) and completions is not None and failed_indexes is not None:
+            overlap = _failed_overlaps_completed(completed_indexes, failed_indexes, int(completions))
+            if overlap:
+                errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes, overlap))
+        if (finished_changed or changed("terminating")) and terminating is not None and terminating > 0 and finished:
+            errors.append(FieldError.invalid(f"{p}.terminating", terminating, "terminating>0 is invalid for finished job"))
+        if (changed("ready") or changed("active")) and ready is not None and ready > active:
+            errors.append(FieldError.invalid(f"{p}.ready", ready, "cannot set more ready pods than active"))
+        if criteria and failed:
+            errors.append(FieldError.invalid(conds, OMIT, "cannot set SuccessCriteriaMet=True and Failed=true conditions"))
+        if criteria and target:
+            errors.append(FieldError.invalid(
+                conds, OMIT, "cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"))
+        if spec.get("successPolicy") is not None and not criteria and complete:
+            errors.append(FieldError.invalid(
+                conds, OMIT, "cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"))
+        # ValidateJobStatusUpdate
+        for ctype, was, now in (("Failed", old_failed, failed), ("Complete", old_complete, complete),
+                                ("FailureTarget", old_target, target)):
+            if was and not now:
+                errors.append(FieldError.invalid(conds, OMIT, f"cannot disable the terminal {ctype}=True condition"))
+        if int(status.get("failed") or 0) < int(old_status.get("failed") or 0):
+            errors.append(FieldError.invalid(f"{p}.failed", int(status.get("failed") or 0),
+                                             "cannot decrease the failed counter"))
+        reject_succeeded_decrease = not indexed or completions != spec.get("parallelism")
+        if reject_succeeded_decrease and int(status.get("succeeded") or 0) < int(old_status.get("succeeded") or 0):
+            errors.append(FieldError.invalid(f"{p}.succeeded", int(status.get("succeeded") or 0),
+                                             "cannot decrease the succeeded counter"))
+        old_completion = old_status.get("completionTime")
+        if completion is not None and old_completion is not None and completion != old_completion:
+            errors.append(FieldError.invalid(f"{p}.completionTime", completion, "completionTime cannot be mutated"))
+        if old_status.get("startTime") is not None and changed("startTime") and not spec.get("suspend"):
+            errors.append(FieldError.required(f"{p}.startTime", "startTime cannot be removed for unsuspended job"))
+        if old_criteria and not criteria:
+            errors.append(FieldError.invalid(conds, OMIT, "cannot disable the SuccessCriteriaMet=True condition"))
+        if old_complete and not old_criteria and criteria:
+            errors.append(FieldError.invalid(
+                conds, OMIT, "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"))
+        return errors
+
+
+def _uncounted_norm(value: dict[str, Any] | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``apiequality.Semantic.DeepEqual`` on the pointer: nil differs from ``{}``; empty lists equal nil."""
+    if value is None:
+        return None
+    return tuple(value.get("succeeded") or ()), tuple(value.get("failed") or ())
 
 
 def install(server: ApiServer) -> None:

@@ -19,12 +19,12 @@ With ``InOrder`` the ``Suspended`` condition stays True until every ReplicatedJo
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, StartupPolicyOptions
+from jobset_ref.api.models import JobSet, ReplicatedJob, StartupPolicyOptions
 from jobset_ref.controller import conditions
 from jobset_ref.controller.observe import Job, job_labels
 from jobset_ref.controller.plan import StatusOp
@@ -73,8 +73,12 @@ class ResumePlan:
     ops: tuple[StatusOp, ...]
 
 
+DependencyReached = Callable[[ReplicatedJob, Mapping[str, int], Sequence[Mapping[str, Any]]], bool]
+ReplicasStarted = Callable[[int, Mapping[str, Any] | None], bool]
+
+
 def plan_resume(js: JobSet, active: Sequence[Job], statuses: Sequence[Mapping[str, Any]],
-                dependency_reached: Any, all_replicas_started: Any) -> ResumePlan:
+                dependency_reached: DependencyReached, all_replicas_started: ReplicasStarted) -> ResumePlan:
     """``resumeJobsIfNecessary``: walk ReplicatedJobs in spec order, as upstream does.
 
     ``dependency_reached(rjob, seen_replicas, statuses)`` and ``all_replicas_started(replicas,

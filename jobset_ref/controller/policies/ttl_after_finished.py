@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import ConditionStatus, JobSet
+from jobset_ref.api.models import ConditionStatus, JobSet, JobSetStatus
 from jobset_ref.controller.plan import ReconcileError
 
 __all__ = ["TtlDecision", "evaluate_ttl", "jobset_finish_time"]
@@ -38,9 +38,9 @@ class TtlDecision:
     requeue_after: timedelta = timedelta(0)
 
 
-def jobset_finish_time(js: JobSet) -> datetime:
+def jobset_finish_time(js: JobSet, status: JobSetStatus) -> datetime:
     """``jobSetFinishTime``: when the first True Completed/Failed condition became True."""
-    for cond in (js.status.conditions if js.status else None) or ():
+    for cond in status.conditions or ():
         if cond.type in (c.JOBSET_COMPLETED, c.JOBSET_FAILED) and cond.status == ConditionStatus.TRUE:
             if not cond.last_transition_time or cond.last_transition_time.startswith("0001-01-01"):
                 raise ReconcileError(f"unable to find the time when the JobSet {js.namespace}/{js.name} finished")
@@ -48,13 +48,13 @@ def jobset_finish_time(js: JobSet) -> datetime:
     raise ReconcileError(f"unable to find the status of the finished JobSet {js.namespace}/{js.name}")
 
 
-def evaluate_ttl(js: JobSet, now: datetime, *, being_deleted: bool = False) -> TtlDecision:
+def evaluate_ttl(js: JobSet, status: JobSetStatus, now: datetime, *, being_deleted: bool = False) -> TtlDecision:
     """``executeTTLAfterFinishedPolicy`` for a finished JobSet at virtual time ``now``."""
     ttl = js.spec.ttl_seconds_after_finished
     if ttl is None:
         return TtlDecision()
     try:
-        finish = jobset_finish_time(js)
+        finish = jobset_finish_time(js, status)
     except ReconcileError as err:
         raise ReconcileError(f"error checking if ttl expired: {err}") from None
     remaining = finish + timedelta(seconds=ttl) - now

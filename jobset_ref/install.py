@@ -1,0 +1,70 @@
+"""``install(cluster)``: put the reference JobSet controller on a :class:`fakekube.FakeCluster`.
+
+What a ``kubectl apply --server-side -f manifests.yaml`` of a JobSet release does, in-process:
+the CRD (served at once), the four admission webhooks, the JobSet reconciler and the pod
+(exclusive-placement) reconciler, with the manager's feature gates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fakekube import AlreadyExists, FakeCluster, UsageError
+from jobset_ref.api import constants as c
+from jobset_ref.api.crd import jobset_crd
+from jobset_ref.controller.pod_controller import PodReconciler, index_pod_name
+from jobset_ref.controller.reconciler import JobSetReconciler
+from jobset_ref.webhooks import register_webhooks
+
+__all__ = ["Installation", "install", "resolve_feature_gates"]
+
+
+@dataclass(frozen=True, slots=True)
+class Installation:
+    """Handles to what :func:`install` started."""
+
+    feature_gates: Mapping[str, bool]
+    reconciler: JobSetReconciler
+    pod_controller: PodReconciler
+    webhooks: tuple[Any, ...]
+
+
+def resolve_feature_gates(feature_gates: Mapping[str, bool] | None) -> dict[str, bool]:
+    """Upstream defaults overridden by ``feature_gates``; unknown or locked gates are usage errors."""
+    gates = dict(c.DEFAULT_FEATURE_GATES)
+    for name, value in (feature_gates or {}).items():
+        if name not in gates:
+            known = ", ".join(sorted(gates))
+            raise UsageError(f"unknown JobSet feature gate {name!r}; known gates: {known}")
+        if not isinstance(value, bool):
+            raise UsageError(f"feature gate {name!r} takes True or False, got {value!r}")
+        if name == c.FEATURE_TLS_OPTIONS and value is not True:
+            raise UsageError("feature gate 'TLSOptions' is GA and locked to true")
+        gates[name] = value
+    return gates
+
+
+def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = None) -> Installation:
+    """Install the JobSet CRD, webhooks and controllers on ``cluster``; returns the handles.
+
+    ``feature_gates`` overrides upstream defaults (``RestartJob``, ``InPlaceRestart`` and
+    ``ElasticJobSet`` are off unless given ``True``).
+    """
+    if not isinstance(cluster, FakeCluster):
+        raise UsageError(f"install() takes a FakeCluster, got {type(cluster).__name__}")
+    gates = resolve_feature_gates(feature_gates)
+    try:
+        cluster.client.create(jobset_crd())
+    except AlreadyExists:
+        raise UsageError("the JobSet CRD is already installed on this cluster; call install() once") from None
+    pods = cluster.runtime.informer("pods")
+    pods.add_index(c.POD_NAME_KEY, index_pod_name)
+    webhooks = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods)
+    reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
+    pod_controller = PodReconciler(cluster.runtime)
+    cluster.add_component(reconciler)
+    cluster.add_component(pod_controller)
+    cluster.run_until_idle()
+    return Installation(gates, reconciler, pod_controller, tuple(webhooks))

@@ -1,0 +1,127 @@
+"""``kubectl get``-style tables of JobSets, Jobs, Pods and Services (columns as kubectl 1.32 prints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube import FakeCluster
+from fakekube._core.clock import parse_time
+
+__all__ = ["human_duration", "render_tables", "table"]
+
+
+def human_duration(seconds: float) -> str:
+    """``k8s.io/apimachinery/pkg/util/duration.HumanDuration``."""
+    s = int(seconds)
+    if s < 0:
+        return "<invalid>"
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        return f"{minutes}m{s % 60}s" if s % 60 else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    return f"{hours // 24}d"
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    lines = ["   ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _age(cluster: FakeCluster, obj: dict[str, Any]) -> str:
+    created = obj["metadata"].get("creationTimestamp")
+    return human_duration((cluster.loop.now - parse_time(created)) / 1e9) if created else "<unknown>"
+
+
+def _condition(obj: dict[str, Any], ctype: str) -> str:
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return str(c.get("status", ""))
+    return ""
+
+
+def _jobsets(cluster: FakeCluster) -> str:
+    rows = [[js["metadata"]["name"], str((js.get("status") or {}).get("terminalState", "")),
+             str((js.get("status") or {}).get("restarts", 0)), _condition(js, "Completed"),
+             _condition(js, "Suspended"), _age(cluster, js)] for js in cluster.list("jobsets.jobset.x-k8s.io")]
+    return table(["NAME", "TERMINALSTATE", "RESTARTS", "COMPLETED", "SUSPENDED", "AGE"], rows)
+
+
+def _job_status(job: dict[str, Any]) -> str:
+    for ctype, label in (("Complete", "Complete"), ("Failed", "Failed"), ("Suspended", "Suspended"),
+                         ("FailureTarget", "FailureTarget"), ("SuccessCriteriaMet", "SuccessCriteriaMet")):
+        if _condition(job, ctype) == "True":
+            return label
+    return "Terminating" if job["metadata"].get("deletionTimestamp") else "Running"
+
+
+def _jobs(cluster: FakeCluster) -> str:
+    rows = []
+    for job in cluster.list("jobs"):
+        spec, status = job.get("spec") or {}, job.get("status") or {}
+        completions = spec.get("completions")
+        done = f"{status.get('succeeded', 0)}/{completions if completions is not None else 1}"
+        start, end = status.get("startTime"), status.get("completionTime")
+        duration = ""
+        if start:
+            stop = parse_time(end) if end else cluster.loop.now
+            duration = human_duration((stop - parse_time(start)) / 1e9)
+        rows.append([job["metadata"]["name"], _job_status(job), done, duration, _age(cluster, job)])
+    return table(["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], rows)
+
+
+def _pod_status(pod: dict[str, Any]) -> str:
+    status = pod.get("status") or {}
+    if pod["metadata"].get("deletionTimestamp"):
+        return "Terminating"
+    for c in status.get("containerStatuses") or []:
+        state = c.get("state") or {}
+        if "waiting" in state and state["waiting"].get("reason"):
+            return str(state["waiting"]["reason"])
+        if "terminated" in state and status.get("phase") not in ("Succeeded",):
+            return str(state["terminated"].get("reason") or "Error")
+    if status.get("phase") == "Succeeded":
+        return "Completed"
+    return str(status.get("reason") or status.get("phase") or "Pending")
+
+
+def _pods(cluster: FakeCluster, limit: int) -> str:
+    pods = cluster.list("pods")
+    rows = []
+    for pod in pods[:limit]:
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        total = len((pod.get("spec") or {}).get("containers") or [])
+        ready = sum(1 for c in statuses if c.get("ready"))
+        restarts = sum(int(c.get("restartCount", 0)) for c in statuses)
+        rows.append([pod["metadata"]["name"], f"{ready}/{total}", _pod_status(pod), str(restarts), _age(cluster, pod),
+                     (pod.get("spec") or {}).get("nodeName", "<none>")])
+    text = table(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"], rows)
+    if len(pods) > limit:
+        text += f"\n... and {len(pods) - limit} more pods"
+    return text
+
+
+def _services(cluster: FakeCluster) -> str:
+    rows = []
+    for svc in cluster.list("services"):
+        spec = svc.get("spec") or {}
+        ports = ",".join(f"{p.get('port')}/{p.get('protocol', 'TCP')}" for p in spec.get("ports") or []) or "<none>"
+        rows.append([svc["metadata"]["name"], spec.get("type", "ClusterIP"), spec.get("clusterIP", "<none>"),
+                     "<none>", ports, _age(cluster, svc)])
+    return table(["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], rows)
+
+
+def render_tables(cluster: FakeCluster, *, pod_limit: int = 40) -> str:
+    """The four tables, each under a ``$ kubectl get …`` header."""
+    parts = [("jobsets", _jobsets(cluster)), ("jobs", _jobs(cluster)), ("pods -o wide", _pods(cluster, pod_limit)),
+             ("services", _services(cluster))]
+    return "\n\n".join(f"$ kubectl get {what}\n{body}" for what, body in parts)

@@ -1,0 +1,1 @@
+"""Test support for jobset_ref: builders mirroring upstream's test wrappers."""

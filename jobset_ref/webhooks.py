@@ -1,0 +1,152 @@
+"""Admission-plugin adapters for the JobSet and pod webhooks (spec: jobset-api.md §2, §9).
+
+The pure webhook logic lives in :mod:`jobset_ref.api` (``default_jobset``, ``validate_create``,
+``validate_update``, ``default_pod``, ``validate_pod_create``); this module registers it with
+fakekube's :class:`~fakekube.apiserver.admission.AdmissionChain` the way the upstream
+manifests register the four webhooks:
+
+============== ========== ============================ ====================================
+name           kind       resources / operations       extra
+============== ========== ============================ ====================================
+mjobset.kb.io  mutating   jobsets: CREATE              defaulting runs on CREATE only
+vjobset.kb.io  validating jobsets: CREATE, UPDATE      422 Invalid, prefixed denial message
+mpod.kb.io     mutating   pods: CREATE                 objectSelector: jobset-name label Exists
+vpod.kb.io     validating pods: CREATE                 same objectSelector
+============== ========== ============================ ====================================
+
+Denials read as through a real API server:
+``admission webhook "vjobset.kb.io" denied the request: JobSet.jobset.x-k8s.io "<name>" is invalid: …``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from fakekube import AdmissionRequest, ApiError, BadRequest, NotFound
+from fakekube.runtime.informer import Informer
+from jobset_ref.api import constants as c
+from jobset_ref.api.defaulting import default_jobset
+from jobset_ref.api.pod_webhook import default_pod, denial_through_apiserver, validate_pod_create
+from jobset_ref.api.validation import invalid_error, validate_create, validate_update
+
+__all__ = [
+    "JobSetDefaulter",
+    "JobSetValidator",
+    "PodDefaulter",
+    "PodValidator",
+    "has_jobset_name_label",
+    "register_webhooks",
+]
+
+JOBSET_RESOURCE = f"{c.PLURAL}.{c.GROUP}"
+
+
+def has_jobset_name_label(obj: Mapping[str, Any]) -> bool:
+    """The pod webhooks' ``objectSelector``: label ``jobset.sigs.k8s.io/jobset-name`` Exists."""
+    return c.JOBSET_NAME_KEY in ((obj.get("metadata") or {}).get("labels") or {})
+
+
+class JobSetDefaulter:
+    """``mjobset.kb.io``: the JobSet ``Default()`` (CREATE only)."""
+
+    name = c.MUTATING_JOBSET_WEBHOOK_NAME
+
+    def __init__(self, feature_gates: Mapping[str, bool]) -> None:
+        self.feature_gates = dict(feature_gates)
+
+    def admit(self, request: AdmissionRequest) -> None:
+        if request.operation != "CREATE":
+            return
+        defaulted = default_jobset(request.obj, feature_gates=self.feature_gates)
+        request.obj.clear()
+        request.obj.update(defaulted)
+
+
+class JobSetValidator:
+    """``vjobset.kb.io``: ``ValidateCreate`` / ``ValidateUpdate`` (DELETE is allowed)."""
+
+    name = c.VALIDATING_JOBSET_WEBHOOK_NAME
+
+    def __init__(self, feature_gates: Mapping[str, bool]) -> None:
+        self.feature_gates = dict(feature_gates)
+
+    def validate(self, request: AdmissionRequest) -> None:
+        name = str((request.obj.get("metadata") or {}).get("name") or "")
+        try:
+            if request.operation == "CREATE":
+                errors = validate_create(request.obj, feature_gates=self.feature_gates,
+                                         pvc_lookup=lambda ns, pvc: _get_or_none(request, "persistentvolumeclaims",
+                                                                                 pvc, ns))
+            elif request.operation == "UPDATE" and request.old_obj is not None:
+                errors = validate_update(request.old_obj, request.obj, feature_gates=self.feature_gates)
+            else:
+                return
+        except ValidationError as err:
+            raise BadRequest(f'admission webhook "{self.name}" denied the request: {err}') from None
+        if errors:
+            raise invalid_error(name, errors)
+
+
+def _get_or_none(request: AdmissionRequest, resource: str, name: str, namespace: str) -> dict[str, Any] | None:
+    try:
+        return request.server.get(resource, name, namespace)
+    except NotFound:
+        return None
+
+
+class PodDefaulter:
+    """``mpod.kb.io``: exclusive-placement pod defaulting (priority label, affinities, nodeSelector)."""
+
+    name = c.MUTATING_POD_WEBHOOK_NAME
+
+    def __init__(self, pods: Informer) -> None:
+        self.pods = pods
+
+    def admit(self, request: AdmissionRequest) -> None:
+        if request.operation != "CREATE":
+            return
+        try:
+            mutated = default_pod(request.obj, leader_candidates=self._candidates,
+                                  get_node=lambda node: request.server.get("nodes", node))
+        except ApiError as err:
+            raise denial_through_apiserver(err, self.name) from None
+        request.obj.clear()
+        request.obj.update(mutated)
+
+    def _candidates(self, namespace: str, prefix: str) -> list[dict[str, Any]]:
+        """The ``podName`` field index of the manager's cache (not a namespace scan)."""
+        return [p for p in self.pods.by_index(c.POD_NAME_KEY, prefix)
+                if (p["metadata"].get("namespace") or "") == namespace]
+
+
+class PodValidator(PodDefaulter):
+    """``vpod.kb.io``: follower pods must be pinned to a scheduled leader's topology domain."""
+
+    name = c.VALIDATING_POD_WEBHOOK_NAME
+
+    def admit(self, request: AdmissionRequest) -> None:  # pragma: no cover - validating only
+        return
+
+    def validate(self, request: AdmissionRequest) -> None:
+        if request.operation != "CREATE":
+            return
+        try:
+            validate_pod_create(request.obj, leader_candidates=self._candidates)
+        except ApiError as err:
+            raise denial_through_apiserver(err, self.name) from None
+
+
+def register_webhooks(admission: Any, *, feature_gates: Mapping[str, bool], pods: Informer) -> list[Any]:
+    """Register the four webhooks on an ``AdmissionChain``; returns the plugins (for unregistering)."""
+    mjobset, vjobset = JobSetDefaulter(feature_gates), JobSetValidator(feature_gates)
+    mpod, vpod = PodDefaulter(pods), PodValidator(pods)
+    admission.register(mjobset, resources=[JOBSET_RESOURCE], operations=["CREATE"], mutating=True)
+    admission.register(vjobset, resources=[JOBSET_RESOURCE], operations=["CREATE", "UPDATE"], validating=True)
+    admission.register(mpod, resources=["pods"], operations=["CREATE"], mutating=True,
+                       object_selector=has_jobset_name_label)
+    admission.register(vpod, resources=["pods"], operations=["CREATE"], validating=True,
+                       object_selector=has_jobset_name_label)
+    return [mjobset, vjobset, mpod, vpod]
