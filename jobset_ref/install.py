@@ -46,11 +46,14 @@ def resolve_feature_gates(feature_gates: Mapping[str, bool] | None) -> dict[str,
     return gates
 
 
-def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = None) -> Installation:
+def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = None, *,
+            webhooks: bool = True) -> Installation:
     """Install the JobSet CRD, webhooks and controllers on ``cluster``; returns the handles.
 
     ``feature_gates`` overrides upstream defaults (``RestartJob``, ``InPlaceRestart`` and
-    ``ElasticJobSet`` are off unless given ``True``).
+    ``ElasticJobSet`` are off unless given ``True``). ``webhooks=False`` reproduces upstream's
+    envtest integration suite, which runs the controllers without the webhooks (only CRD
+    defaults and CEL rules apply).
     """
     if not isinstance(cluster, FakeCluster):
         raise UsageError(f"install() takes a FakeCluster, got {type(cluster).__name__}")
@@ -61,10 +64,10 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
         raise UsageError("the JobSet CRD is already installed on this cluster; call install() once") from None
     pods = cluster.runtime.informer("pods")
     pods.add_index(c.POD_NAME_KEY, index_pod_name)
-    webhooks = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods)
+    plugins = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods) if webhooks else []
     reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
     pod_controller = PodReconciler(cluster.runtime)
     cluster.add_component(reconciler)
     cluster.add_component(pod_controller)
     cluster.run_until_idle()
-    return Installation(gates, reconciler, pod_controller, tuple(webhooks))
+    return Installation(gates, reconciler, pod_controller, tuple(plugins))

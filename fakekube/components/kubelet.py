@@ -156,7 +156,7 @@ def _go_duration(ns: SimTime) -> str:
 
 def _image_ref(image: str) -> str:
     """How container runtimes report an image: ``busybox`` → ``docker.io/library/busybox:latest``."""
-    name, digest = (image.split("@", 1) + [""])[:2]
+    name, _, digest = image.partition("@")
     first = name.split("/", 1)[0]
     if "/" not in name:
         name = f"docker.io/library/{name}"
@@ -414,7 +414,8 @@ class Kubelet:
                                   "imageID": "", "started": started}
         if created:
             status["imageID"] = f"{image.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(image)}"
-            status["containerID"] = f"containerd://{_hex(f'{run.uid}/{c['name']}/{run.restart_count}')}"
+            seed = f"{run.uid}/{c['name']}/{run.restart_count}"
+            status["containerID"] = f"containerd://{_hex(seed)}"
         return status
 
     # ------------------------------------------------------------------ stages

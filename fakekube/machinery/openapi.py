@@ -358,7 +358,7 @@ def _make_cel_classes(ct: Any) -> None:
                 return super().__getitem__(key)
             except KeyError:
                 if isinstance(key, str):
-                    raw = key
+                    raw = _cel_unescape(key)
                     if raw != key:
                         return super().__getitem__(ct.StringType(raw))
                 raise
@@ -437,9 +437,10 @@ _NO_SUCH_MEMBER_RE: Final = r"(?s)no such member in mapping: '(.*)'\Z"
 class _Compiled:
     """A compiled ``x-kubernetes-validations`` rule (``cel.CompilationResult``)."""
 
-    __slots__ = ("error", "field_path", "message_program", "program", "uses_old_self")
+    __slots__ = ("error", "field_path", "message_program", "plain_equality", "program", "uses_old_self")
 
     def __init__(self) -> None:
+        self.plain_equality = False
         self.program: Any = None
         self.message_program: Any = None
         self.uses_old_self = False
@@ -478,6 +479,7 @@ class _Rule:
         c = _Compiled()
         stripped = re.sub(_STRING_LITERAL_RE, "''", self.rule)
         c.uses_old_self = bool(re.search(_OLD_SELF_RE, stripped))
+        c.plain_equality = " ".join(self.rule.split()) in ("self == oldSelf", "oldSelf == self")
         if self.rule.strip():
             try:
                 c.program = _cel_env.program(_cel_env.compile(self.rule))
@@ -1356,16 +1358,19 @@ class _Validator:
                 continue  # transition rules need a correlated old value
             if activation is None:
                 activation = {"self": _to_cel(v, s, resource_root)}
-                if has_old:
+                if has_old and any(r.compiled(s).uses_old_self for r in rules):
                     activation["oldSelf"] = _to_cel(old, s, resource_root)
             try:
-                result = compiled.program.evaluate(activation)
+                if compiled.plain_equality and "oldSelf" in activation:
+                    # `self == oldSelf` evaluates to the celpy values' own equality; skip the interpreter
+                    result = celpy.celtypes.BoolType(activation["self"] == activation["oldSelf"])
+                else:
+                    result = compiled.program.evaluate(activation)
             except celpy.CELEvalError as exc:
                 errs.append(FieldError.invalid(_rendered(path), type_name, _eval_error_detail(exc, rule)))
                 continue
-            except Exception as exc:  # celpy internals: report like an evaluation error
-                errs.append(FieldError.invalid(_rendered(path), type_name,
-                                               f"{exc} evaluating rule: {rule.error_string()}"))
+            except Exception as exc:  # celpy internals / operator errors: report like an evaluation error
+                errs.append(FieldError.invalid(_rendered(path), type_name, _eval_error_detail(exc, rule)))
                 continue
             if isinstance(result, Exception):
                 errs.append(FieldError.invalid(_rendered(path), type_name, _eval_error_detail(result, rule)))

@@ -4,7 +4,7 @@ Mirrors upstream ``constructJobsFromTemplate``, ``constructJob``, ``shouldCreate
 ``labelAndAnnotateObject``, ``addNamespacedJobNodeSelector``, ``addTaintToleration``,
 ``jobHashKey``, ``globalJobIndex``, ``globalReplicas``, ``groupJobIndex``, ``groupReplicas``
 (``pkg/controllers/jobset_controller.go``), ``placement.GenJobName`` and the Service half of
-``createHeadlessSvcIfNecessary``. Spec §4–§5.
+``createHeadlessSvcIfNecessary``. Spec §4 and §5.
 
 Pure: builds wire-form dicts; ``apply`` creates them.
 """

@@ -38,6 +38,8 @@ __all__ = [
     "make_jobset",
     "make_replicated_job",
     "ready_job_status",
+    "remove_foreground_finalizers",
+    "update_job_status",
 ]
 
 #: ``testutils.TestPodSpec``: one busybox container, ``restartPolicy: Never``.
@@ -440,3 +442,29 @@ def ready_job_status(job: dict[str, Any]) -> dict[str, Any]:
 def active_job_status(job: dict[str, Any]) -> dict[str, Any]:
     """``activeJob``: ``active = parallelism``."""
     return {"active": int((job.get("spec") or {}).get("parallelism") or 1)}
+
+
+# --------------------------------------------------------------------------- envtest-style helpers
+
+
+def update_job_status(cluster: Any, name: str, namespace: str, status: dict[str, Any]) -> dict[str, Any]:
+    """Replace a Job's whole status (as the upstream helpers do) and let the cluster settle."""
+    job = cluster.get("jobs.batch", name, namespace)
+    job["status"] = status
+    return cluster.update_status(job)
+
+
+def remove_foreground_finalizers(cluster: Any, namespace: str, count: int | None = None) -> list[str]:
+    """``removeForegroundDeletionFinalizers``: finish the deletion of (the first ``count``) Jobs
+    that carry ``foregroundDeletion``, in name order; returns their names."""
+    done: list[str] = []
+    for job in cluster.list("jobs.batch", namespace):
+        if count is not None and len(done) >= count:
+            break
+        finalizers = job["metadata"].get("finalizers") or []
+        if "foregroundDeletion" not in finalizers:
+            continue
+        job["metadata"]["finalizers"] = [f for f in finalizers if f != "foregroundDeletion"]
+        cluster.update(job)
+        done.append(job["metadata"]["name"])
+    return done

@@ -700,7 +700,7 @@ json_values = st.recursive(
                          "failurePolicy", "startupPolicy", "network"]), children, max_size=4),
     max_leaves=12)
 
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+PROPERTY_SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                              suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

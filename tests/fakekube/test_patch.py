@@ -618,13 +618,13 @@ def scrub(value: Any) -> None:
         value.clear()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(NO_NULL_DOCS, NO_NULL_DOCS)
 def test_merge_patch_round_trip(a: dict[str, Any], b: dict[str, Any]) -> None:
     assert canon(json_merge_patch(a, create_merge_patch(a, b))) == canon(b)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(DOCS, ANY_JSON)
 def test_merge_patch_never_mutates_or_aliases(target: dict[str, Any], patch: Any) -> None:
     before = canon([target, patch])
@@ -633,7 +633,7 @@ def test_merge_patch_never_mutates_or_aliases(target: dict[str, Any], patch: Any
     assert canon([target, patch]) == before
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(DOCS, OPS)
 def test_json_patch_never_mutates_or_aliases(target: dict[str, Any], ops: list[dict[str, Any]]) -> None:
     before = canon([target, ops])
@@ -644,7 +644,7 @@ def test_json_patch_never_mutates_or_aliases(target: dict[str, Any], ops: list[d
     assert canon([target, ops]) == before
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(DOCS, st.dictionaries(DIRECTIVE_KEYS | KEYS, SMP_PATCHES, max_size=4))
 def test_strategic_patch_never_mutates_or_aliases(target: dict[str, Any], patch: dict[str, Any]) -> None:
     target = {"metadata": target, "spec": dict(target)}
@@ -657,13 +657,13 @@ def test_strategic_patch_never_mutates_or_aliases(target: dict[str, Any], patch:
     assert canon([target, wrapped]) == before
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.dictionaries(KEYS, LIST_FREE, max_size=4), st.dictionaries(KEYS, LIST_FREE, max_size=4))
 def test_strategic_equals_merge_patch_without_lists(target: dict[str, Any], patch: dict[str, Any]) -> None:
     assert canon(strategic_merge_patch(target, patch, POD_SCHEMA)) == canon(json_merge_patch(target, patch))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(0, 8), max_size=90))
 def test_go_stable_sort_is_stable_for_consistent_orders(keys: list[int]) -> None:
     items = list(enumerate(keys))

@@ -56,7 +56,7 @@ class CustomResourceStrategy(Strategy):
             new["status"] = status
 
     def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return self.schema.validate(new, old)
+        return self.schema.validate_status(new, old)
 
     def spec_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         skip = ("metadata", "status") if self.has_status else ("metadata",)

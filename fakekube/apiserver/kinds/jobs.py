@@ -824,7 +824,12 @@ class JobStrategy(Strategy):
         old_completion = old_status.get("completionTime")
         if completion is not None and old_completion is not None and completion != old_completion:
             errors.append(FieldError.invalid(f"{p}.completionTime", completion, "completionTime cannot be mutated"))
-        if old_status.get("startTime") is not None and changed("startTime") and not spec.get("suspend"):
+        # kubernetes#134521, fixed by #134769 (cherry-picked to 1.32-1.34 patch releases): the Job
+        # controller's own resume write (Suspended True -> False) may reset startTime.
+        resuming = condition_true(old_status, "Suspended") and any(
+            c.get("type") == "Suspended" and c.get("status") == "False" for c in status.get("conditions") or ())
+        if old_status.get("startTime") is not None and changed("startTime") and not spec.get("suspend") \
+                and not resuming:
             errors.append(FieldError.required(f"{p}.startTime", "startTime cannot be removed for unsuspended job"))
         if old_criteria and not criteria:
             errors.append(FieldError.invalid(conds, OMIT, "cannot disable the SuccessCriteriaMet=True condition"))

@@ -1,0 +1,48 @@
+"""Run the benchmarks and print a table: ``python -m benchmarks [--quick] [--only NAME]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchmarks import core
+
+
+def run_core(quick: bool) -> list[str]:
+    sizes = [500, 1000] if quick else [2500, 5000, 10000]
+    lines = ["## API server", "", "| what | size | wall | per item |", "|---|---:|---:|---:|"]
+    previous = None
+    last_cluster = None
+    for size in sizes:
+        cluster, m = core.create_pods(size)
+        ratio = f" (×{m.seconds / previous:.2f} for ×{size / sizes[sizes.index(size) - 1]:.0f})" if previous else ""
+        lines.append(f"| {m.name} | {size} | {m.seconds * 1000:.0f} ms{ratio} | {m.per_item_us:.0f} µs |")
+        previous = m.seconds
+        last_cluster = cluster
+    assert last_cluster is not None
+    for m in (core.list_by_selector(last_cluster), core.list_set_based(last_cluster)):
+        lines.append(f"| {m.name} | {m.size} | {m.seconds * 1000:.2f} ms | |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test of correctness, not speed")
+    parser.add_argument("--only", choices=("core", "multislice", "coldstart"), default=None)
+    args = parser.parse_args(argv)
+    out: list[str] = []
+    if args.only in (None, "core"):
+        out += run_core(args.quick)
+    if args.only in (None, "coldstart", "multislice"):
+        from benchmarks import multislice
+
+        if args.only in (None, "coldstart"):
+            out += ["", *multislice.run_cold_start()]
+        if args.only in (None, "multislice"):
+            out += ["", *multislice.run_scaling(args.quick)]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

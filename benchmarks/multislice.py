@@ -1,0 +1,116 @@
+"""The multislice benchmark: N node pools × 64 nodes, one JobSet of N replicas × 64 pods with
+exclusive placement per pool, failurePolicy.maxRestarts 3, DNS hostnames on. One pod fails
+mid-run, the JobSet restarts globally, then everything completes.
+
+Each size runs in its own process so that peak RSS is that size's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+POOL_LABEL = "cloud.google.com/gke-nodepool"
+PODS_PER_SLICE = 64
+RUN_SECONDS = 600
+
+
+def manifest(slices: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": "multislice", "annotations": {"alpha.jobset.sigs.k8s.io/exclusive-topology": POOL_LABEL}},
+        "spec": {
+            "failurePolicy": {"maxRestarts": 3},
+            "network": {"enableDNSHostnames": True},
+            "replicatedJobs": [{
+                "name": "slice", "replicas": slices,
+                "template": {"spec": {
+                    "parallelism": PODS_PER_SLICE, "completions": PODS_PER_SLICE, "backoffLimit": 0,
+                    "template": {"spec": {"containers": [{
+                        "name": "trainer", "image": "jax-trainer:latest",
+                        "resources": {"limits": {"google.com/tpu": "4"}}}]}}}},
+            }],
+        },
+    }
+
+
+def run_one(slices: int) -> dict[str, Any]:
+    """Simulate one size in this process and return the measurements."""
+    import resource
+
+    t0 = time.perf_counter()
+    from fakekube import FakeCluster
+
+    import jobset_ref
+
+    cluster = FakeCluster(seed=0, trace=False)
+    jobset_ref.install(cluster)
+    for pool in range(slices):
+        cluster.add_nodes(PODS_PER_SLICE, name_prefix=f"pool-{pool}", labels={POOL_LABEL: f"pool-{pool}"},
+                          capacity={"google.com/tpu": "4"})
+    cluster.script_pods("jobset.sigs.k8s.io/jobset-name=multislice", duration=RUN_SECONDS, exit_code=0)
+    cluster.run_until_idle()
+    setup = time.perf_counter() - t0
+    writes0, steps0 = cluster.api.writes, cluster.loop.steps
+    start = time.perf_counter()
+    cluster.apply(manifest(slices))
+    cluster.advance(RUN_SECONDS / 2)
+    victim = cluster.list("pods", label_selector="jobset.sigs.k8s.io/job-index=0")[0]
+    cluster.fail_pod(victim["metadata"]["name"], exit_code=1)
+
+    def completed() -> bool:
+        js = cluster.api.get("jobsets.jobset.x-k8s.io", "multislice", "default", copy=False)
+        return (js.get("status") or {}).get("terminalState") == "Completed"
+
+    cluster.run_until(completed, timeout=4 * RUN_SECONDS)
+    wall = time.perf_counter() - start
+    js = cluster.get("jobsets.jobset.x-k8s.io", "multislice")
+    assert js["status"]["restarts"] == 1, js["status"]
+    assert len(cluster.list("jobs")) == slices
+    return {
+        "slices": slices, "pods": slices * PODS_PER_SLICE, "nodes": slices * PODS_PER_SLICE,
+        "setup_s": round(setup, 3), "wall_s": round(wall, 3),
+        "events": cluster.loop.steps - steps0, "events_per_s": round((cluster.loop.steps - steps0) / wall),
+        "api_writes": cluster.api.writes - writes0, "virtual_s": cluster.elapsed,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "restarts": js["status"]["restarts"],
+    }
+
+
+def _in_subprocess(code: str) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-4000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_scaling(quick: bool) -> list[str]:
+    sizes = [2, 4] if quick else [25, 50, 100, 200]
+    rows = [_in_subprocess(f"import json; from benchmarks.multislice import run_one; "
+                           f"print(json.dumps(run_one({n})))") for n in sizes]
+    lines = ["## multislice (apply → Completed, with one global restart)", "",
+             "| slices | pods | wall | ×/doubling | events | events/s | API writes | peak RSS |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    prev = None
+    for r in rows:
+        ratio = f"{r['wall_s'] / prev:.2f}" if prev else "–"
+        lines.append(f"| {r['slices']} | {r['pods']} | {r['wall_s']:.2f} s | {ratio} | {r['events']} | "
+                     f"{r['events_per_s']} | {r['api_writes']} | {r['peak_rss_mb']} MB |")
+        prev = r["wall_s"]
+    return lines
+
+
+def run_cold_start() -> list[str]:
+    code = ("import time; t=time.perf_counter(); from fakekube import FakeCluster; import jobset_ref; "
+            "c=FakeCluster(seed=0); jobset_ref.install(c); import json; "
+            "print(json.dumps({'cold_ms': round((time.perf_counter()-t)*1000, 1)}))")
+    samples = sorted(_in_subprocess(code)["cold_ms"] for _ in range(5))
+    return ["## cold start (import + FakeCluster + install, median of 5 processes)", "",
+            f"{samples[2]} ms (min {samples[0]} ms, max {samples[-1]} ms)"]
