@@ -15,7 +15,7 @@ def run_core(quick: bool) -> list[str]:
     last_cluster = None
     for size in sizes:
         cluster, m = core.create_pods(size)
-        ratio = f" (×{m.seconds / previous:.2f} for ×{size / sizes[sizes.index(size) - 1]:.0f})" if previous else ""
+        ratio = f" (x{m.seconds / previous:.2f} for x{size / sizes[sizes.index(size) - 1]:.0f})" if previous else ""
         lines.append(f"| {m.name} | {size} | {m.seconds * 1000:.0f} ms{ratio} | {m.per_item_us:.0f} µs |")
         previous = m.seconds
         last_cluster = cluster

@@ -1,4 +1,4 @@
-"""The multislice benchmark: N node pools × 64 nodes, one JobSet of N replicas × 64 pods with
+"""The multislice benchmark: N node pools x 64 nodes, one JobSet of N replicas x 64 pods with
 exclusive placement per pool, failurePolicy.maxRestarts 3, DNS hostnames on. One pod fails
 mid-run, the JobSet restarts globally, then everything completes.
 
@@ -96,7 +96,7 @@ def run_scaling(quick: bool) -> list[str]:
     rows = [_in_subprocess(f"import json; from benchmarks.multislice import run_one; "
                            f"print(json.dumps(run_one({n})))") for n in sizes]
     lines = ["## multislice (apply → Completed, with one global restart)", "",
-             "| slices | pods | wall | ×/doubling | events | events/s | API writes | peak RSS |",
+             "| slices | pods | wall | x/doubling | events | events/s | API writes | peak RSS |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     prev = None
     for r in rows:

@@ -163,6 +163,7 @@ def _time(text: str | None) -> SimTime | None:
 def _finished_time(pod: dict[str, Any]) -> SimTime:
     """``getFinishedTime``: latest container finishedAt, else Ready=False transition, else
     deletionTimestamp - grace, else creation time."""
+    # SIMPLIFICATION: restartable init containers (sidecars) are not considered for the finish time.
     statuses = (pod.get("status") or {}).get("containerStatuses") or []
     latest: SimTime | None = None
     for cs in statuses:
@@ -626,6 +627,8 @@ class JobController:
             status["uncountedTerminatedPods"] = {}
         uncounted = status["uncountedTerminatedPods"]
         satisfied = self._satisfied(key)
+        # SIMPLIFICATION: getPodsForJob's ClaimPods (adopting orphans that match the selector,
+        # releasing pods that stopped matching) is not modelled: a Job's pods are those it controls.
         pods = self.pods.by_index(POD_INDEX, _meta(job).get("uid") or "")
         active_pods = [p for p in pods if _is_active(p)]
         ctx = _SyncCtx(

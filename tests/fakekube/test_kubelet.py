@@ -117,7 +117,7 @@ def test_on_failure_restarts_in_place_with_crash_loop_backoff() -> None:
 
 
 def test_always_restarts_even_after_success_and_backoff_caps() -> None:
-    cluster, kubelet = make_cluster()
+    cluster, _ = make_cluster()
     cluster.create(pod("p", restart="Always", annotations={"fakekube.io/run-seconds": "0"}))
     cluster.advance(2000)
     # exits at 1.01 and at each restart: 11.01, 31.01, 71.01, 151.01, 311.01, 611.01 (capped: +300 s), ...

@@ -669,6 +669,7 @@ class JobStrategy(Strategy):
         # the aggregate message drops the duplicate text).
         errors += self._validate_job_spec(spec)
         errors += self._validate_completions_update(spec, old_spec)
+        # SIMPLIFICATION: immutable struct values render as JSON, not Go's %#v struct dump.
         if spec.get("selector") != old_spec.get("selector"):
             errors.append(FieldError.invalid("spec.selector", spec.get("selector"), v.FIELD_IMMUTABLE))
         template, old_template = spec.get("template") or {}, old_spec.get("template") or {}
