@@ -45,9 +45,8 @@ def run_one(slices: int) -> dict[str, Any]:
     import resource
 
     t0 = time.perf_counter()
-    from fakekube import FakeCluster
-
     import jobset_ref
+    from fakekube import FakeCluster
 
     cluster = FakeCluster(seed=0, trace=False)
     jobset_ref.install(cluster)
@@ -100,7 +99,7 @@ def run_scaling(quick: bool) -> list[str]:
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     prev = None
     for r in rows:
-        ratio = f"{r['wall_s'] / prev:.2f}" if prev else "–"
+        ratio = f"{r['wall_s'] / prev:.2f}" if prev else "-"
         lines.append(f"| {r['slices']} | {r['pods']} | {r['wall_s']:.2f} s | {ratio} | {r['events']} | "
                      f"{r['events_per_s']} | {r['api_writes']} | {r['peak_rss_mb']} MB |")
         prev = r["wall_s"]
