@@ -34,8 +34,8 @@ from fakekube.errors import (
     UsageError,
 )
 from fakekube.runtime.client import Client
-from fakekube.runtime.controller import Result, TerminalError
 from fakekube.runtime.context import Runtime
+from fakekube.runtime.controller import Result, TerminalError
 
 __all__ = [
     "AdmissionRequest",

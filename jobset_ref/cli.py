@@ -202,6 +202,7 @@ def simulate(args: argparse.Namespace) -> int:
     extra_labels = dict(parse_gates_like_labels(args.node_labels))
     cluster = FakeCluster(seed=args.seed)
     jobset_ref.install(cluster, feature_gates=gates)
+    _check_kinds(cluster, docs)
     nodes = _load_nodes_file(args.nodes_file) if args.nodes_file else default_nodes(docs)
     if args.nodes is not None:
         if args.nodes < 1:
@@ -230,6 +231,7 @@ def simulate(args: argparse.Namespace) -> int:
         _apply_fault(cluster, target, exit_code)
     if not _finished(cluster):
         _run_until(cluster, until, progress)
+    cluster.run_until_idle()  # deliver what the last instant wrote before reading the timeline
     timeline.stop()
     result = {
         "seed": args.seed,
@@ -293,6 +295,23 @@ def _apply_fault(cluster: Any, target: str, exit_code: int) -> None:
         cluster.fail_pod(pod["metadata"]["name"], pod["metadata"]["namespace"], exit_code=exit_code)
 
 
+def _check_kinds(cluster: Any, docs: list[dict[str, Any]]) -> None:
+    """Every document's kind must be served (after earlier documents' CRDs): else a usage error."""
+    from fakekube import ApiError
+
+    served_later = {(f"{d['spec']['group']}/{v['name']}", d["spec"]["names"]["kind"])
+                    for d in docs if d.get("kind") == "CustomResourceDefinition" and isinstance(d.get("spec"), dict)
+                    for v in d["spec"].get("versions") or []}
+    for doc in docs:
+        if (doc["apiVersion"], doc["kind"]) in served_later:
+            continue
+        try:
+            cluster.api.registry.for_object(doc)
+        except ApiError:
+            raise CliError(f'unknown kind "{doc["kind"]}" in version "{doc["apiVersion"]}" '
+                           "(apply its CustomResourceDefinition first)") from None
+
+
 def _doc_ref(doc: dict[str, Any]) -> str:
     meta = doc.get("metadata") or {}
     return f'"{meta.get("name") or meta.get("generateName") or "?"}" ({doc.get("kind")})'
@@ -320,6 +339,7 @@ def validate(args: argparse.Namespace) -> int:
     docs = load_manifests(args.manifests)
     cluster = FakeCluster(seed=0, simulate=False)
     jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates))
+    _check_kinds(cluster, docs)
     rejected = 0
     for doc in docs:
         try:

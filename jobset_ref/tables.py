@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import FakeCluster
-from fakekube._core.clock import parse_time
+from fakekube.clock import parse_time
 
 __all__ = ["human_duration", "render_tables", "table"]
 

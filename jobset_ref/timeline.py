@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fakekube import FakeCluster, WatchEvent
-from fakekube._core.clock import format_offset
+from fakekube.clock import format_offset
 
 __all__ = ["Entry", "Timeline"]
 
@@ -188,7 +188,7 @@ class Timeline:
         if not self._pending_pods:
             return
         pending, self._pending_pods = self._pending_pods, defaultdict(list)
-        for (now, owner, state), names in sorted(pending.items()):
+        for (now, owner, state), names in pending.items():  # arrival order
             if len(names) == 1:
                 what = f"pod {names[0]} {state}"
             else:

@@ -84,7 +84,8 @@ def test_unknown_kind_is_one_line(tmp_path: Path) -> None:
     result = cli("validate", str(doc))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert 'no kind "Widget" is registered for version "example.com/v1"' in result.stderr
+    assert result.stderr == ('jobset-ref: unknown kind "Widget" in version "example.com/v1" '
+                             "(apply its CustomResourceDefinition first)\n")
 
 
 def test_validate_prints_the_upstream_rejection_and_exits_1(tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ def test_validate_accepts_a_good_manifest() -> None:
 
 
 def test_simulate_prints_timeline_and_tables() -> None:
-    result = cli("simulate", str(PYTORCH), "--run-seconds", "30")
+    result = cli("simulate", str(PYTORCH))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "JobSet  default/pytorch  created" in out
@@ -129,13 +130,16 @@ def test_simulate_prints_timeline_and_tables() -> None:
     assert "$ kubectl get jobsets" in out and "$ kubectl get pods -o wide" in out
 
 
-def test_simulate_json_with_a_failure_restarts_is_deterministic() -> None:
-    args = ("simulate", str(PYTORCH), "--run-seconds", "60", "--fail", "pytorch-workers-0-1@20s:1",
-            "--output", "json")
+def test_simulate_json_with_a_failure_restarts_and_is_deterministic() -> None:
+    """examples/pytorch.yaml has failurePolicy.maxRestarts 3: one failed worker restarts the JobSet."""
+    args = ("simulate", str(PYTORCH), "--fail", "pytorch-workers-0-1@20s:1", "--output", "json")
     first, second = cli(*args), cli(*args)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
     data = json.loads(first.stdout)
-    assert data["jobsets"][0]["status"]["terminalState"] == "Failed"
-    whats = [e["what"] for e in data["timeline"]]
-    assert any("Failed=True (FailedJobs" in w for w in whats)
+    status = data["jobsets"][0]["status"]
+    assert (status["terminalState"], status["restarts"]) == ("Completed", 1)
+    whats = [(e["kind"], e["what"]) for e in data["timeline"]]
+    assert ("JobSet", "restarts=1") in whats
+    assert ("Job", "created (restart-attempt 1)") in whats
+    assert whats[-1] == ("JobSet", "Completed=True (AllJobsCompleted: jobset completed successfully)")

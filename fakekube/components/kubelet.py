@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
+from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
@@ -352,21 +353,35 @@ class Kubelet:
 
     # ------------------------------------------------------------------ status writes
     def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
-        """Read the live pod, let ``mutate(pod, status)`` change its status, write it back."""
-        try:
-            pod = self.client.get("pods", run.key[1], run.key[0])
-        except NotFound:
-            self._drop(run)
-            return None
-        if pod["metadata"].get("uid") != run.uid:
-            self._drop(run)
-            return None
-        mutate(pod, pod.setdefault("status", {}))
-        try:
-            return self.client.update_status(pod)
-        except (NotFound, Conflict):
-            self._drop(run)
-            return None
+        """Let ``mutate(pod, status)`` change the pod's status and write it back.
+
+        Starts from the informer's copy with its resourceVersion as a precondition (cheap); on a
+        conflict (the cache was behind) it reads the live pod and writes once more.
+        """
+        for attempt in range(2):
+            cached = self._pods.get(run.key[1], run.key[0]) if attempt == 0 else None
+            if cached is not None:
+                pod = {**cached, "metadata": dict(cached["metadata"]),
+                       "status": deep_copy(cached.get("status") or {})}
+            else:
+                try:
+                    pod = self.client.get("pods", run.key[1], run.key[0])
+                except NotFound:
+                    self._drop(run)
+                    return None
+            if pod["metadata"].get("uid") != run.uid:
+                self._drop(run)
+                return None
+            mutate(pod, pod.setdefault("status", {}))
+            try:
+                return self.client.update_status(pod)
+            except Conflict:
+                continue
+            except NotFound:
+                self._drop(run)
+                return None
+        self._drop(run)
+        return None
 
     def _drop(self, run: _Run) -> None:
         run.cancel()

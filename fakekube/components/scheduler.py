@@ -57,6 +57,7 @@ ordinary filter).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections.abc import Iterable, Iterator
@@ -108,8 +109,13 @@ Pair = tuple[str, str]
 
 # ====================================================================== pod facts
 def _quantity(name: str, text: Any) -> int:
+    return _parse_quantity("cpu" if name == "cpu" else "", str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_quantity(kind: str, text: str) -> int:
     try:
-        return milli_value(str(text)) if name == "cpu" else value_of(str(text))
+        return milli_value(text) if kind == "cpu" else value_of(text)
     except (ValueError, ArithmeticError):
         return 0
 
@@ -442,12 +448,13 @@ class Scheduler:
         self._enqueue(key, self.rt.now + SCHEDULING_DELAY)
 
     # ------------------------------------------------------------------ accounting
-    def _pod_info(self, pod: dict[str, Any], node: str) -> _PodInfo:
+    def _pod_info(self, pod: dict[str, Any], node: str, at: _Attempt | None = None) -> _PodInfo:
         meta, spec = pod["metadata"], pod.get("spec") or {}
         return _PodInfo(key=(meta.get("namespace") or "", meta["name"]), uid=meta.get("uid", ""),
-                        labels=dict(meta.get("labels") or {}), node=node, requests=pod_requests(spec),
+                        labels=dict(meta.get("labels") or {}), node=node,
+                        requests=at.requests if at is not None else pod_requests(spec),
                         nonzero=_nonzero(spec), priority=int(spec.get("priority") or 0),
-                        anti_terms=_terms(pod, "podAntiAffinity"))
+                        anti_terms=at.anti_terms if at is not None else _terms(pod, "podAntiAffinity"))
 
     def _account(self, node: _NodeInfo, pod: _PodInfo, sign: int) -> None:
         for k, v in pod.requests.items():
@@ -582,7 +589,7 @@ class Scheduler:
         attempt = self._attempt(pod)
         node = self._find_node(attempt)
         if node is not None:
-            self._bind(pod, node)
+            self._bind(pod, node, attempt)
             return
         self._fail(pod, self._fit_error(attempt))
 
@@ -792,10 +799,10 @@ class Scheduler:
             post = f"preemption: {render(preemption)}"
         return f"{render(histogram)} {DRA_POST_FILTER}, {post}."
 
-    def _bind(self, pod: dict[str, Any], node: str) -> None:
+    def _bind(self, pod: dict[str, Any], node: str, at: _Attempt) -> None:
         meta = pod["metadata"]
         ns, name = meta.get("namespace") or "default", meta["name"]
-        info = self._pod_info(pod, node)
+        info = self._pod_info(pod, node, at)
         self._assume(info)
         try:
             self.client.bind(name, node, ns)

@@ -39,7 +39,11 @@ class Applier:
 
     # ------------------------------------------------------------------ events
     def event(self, jobset: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
-        """``Record.Eventf(js, nil, type, reason, "Reconciling", message)``."""
+        """``Record.Eventf(js, nil, type, reason, "Reconciling", message)``.
+
+        # DEVIATION(upstream): upstream records events.k8s.io/v1 Events (series); fakekube's
+        # recorder writes core/v1 Events with ``action`` and aggregates repeats into ``count``.
+        """
         self.recorder.event(dict(jobset), type_, reason, message, action=ACTION)
 
     def emit(self, jobset: Mapping[str, Any], events: Iterable[EventIntent]) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakekube import Result, Runtime
-from fakekube._core.clock import format_time
+from fakekube.clock import format_time
 from jobset_ref.api import constants as c
 from jobset_ref.api.pod_webhook import is_leader_pod, pod_name_without_suffix
 from jobset_ref.controller.apply import Applier

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any
 
 from fakekube import Result, Runtime
-from fakekube._core.clock import MILLISECOND, SECOND, SimTime, to_datetime
+from fakekube.clock import MILLISECOND, SECOND, SimTime, to_datetime
 from jobset_ref.api import constants as c
 from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller import conditions, construct, observe

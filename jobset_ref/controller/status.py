@@ -16,7 +16,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from fakekube._core.clock import SimTime, format_time
+from fakekube.clock import SimTime, format_time
 from jobset_ref.api import constants as c
 from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller.observe import ChildJobs, Job, job_labels
@@ -191,6 +191,7 @@ class StatusDraft:
 
     def _update_condition(self, type_: str, status: str, reason: str, message: str) -> bool:
         """``updateCondition``: the exact upstream semantics (spec §3.5)."""
+        # DEVIATION(upstream): upstream stamps ``metav1.Now()`` (wall clock); we use the virtual clock.
         now = format_time(self.now)
         new = {"type": type_, "status": status, "lastTransitionTime": now, "reason": reason, "message": message}
         conditions: list[dict[str, Any]] = self.wire.get("conditions") or []

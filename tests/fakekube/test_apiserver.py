@@ -299,3 +299,16 @@ CRD = {
         }],
     },
 }
+
+
+def test_services_get_cluster_ips_in_allocation_order_and_headless_stays_none(cluster: FakeCluster) -> None:
+    def svc(name: str, **spec: object) -> dict:
+        return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+                "spec": {"selector": {"app": name}, "ports": [{"port": 80}], **spec}}
+
+    first = cluster.create(svc("a"))
+    second = cluster.create(svc("b"))
+    headless = cluster.create(svc("c", clusterIP="None"))
+    assert (first["spec"]["clusterIP"], second["spec"]["clusterIP"]) == ("10.96.0.10", "10.96.0.11")
+    assert headless["spec"]["clusterIPs"] == ["None"]
+    assert first["spec"]["ports"] == [{"port": 80, "protocol": "TCP", "targetPort": 80}]

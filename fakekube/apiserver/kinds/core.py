@@ -41,8 +41,19 @@ class NodeStrategy(Strategy):
 
 
 class ServiceStrategy(Strategy):
+    """Services; ClusterIPs come from 10.96.0.0/12 in allocation order (10.96.0.1 is reserved
+    for the ``kubernetes`` Service, as on a real cluster)."""
+
     name_rule = staticmethod(v.name_is_dns1035_label)  # type: ignore[assignment]
     tracks_generation = False
+
+    def __init__(self) -> None:
+        self._next_ip = 10
+
+    def _allocate_ip(self) -> str:
+        n = self._next_ip
+        self._next_ip += 1
+        return f"10.{96 + n // 65536}.{n // 256 % 256}.{n % 256}"
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {})
@@ -57,8 +68,10 @@ class ServiceStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
         obj["status"] = {"loadBalancer": {}}
         spec = obj["spec"]
-        if spec.get("clusterIP") == "None":
-            spec["clusterIPs"] = ["None"]
+        if spec.get("type") != "ExternalName":
+            if not spec.get("clusterIP"):
+                spec["clusterIP"] = self._allocate_ip()
+            spec["clusterIPs"] = [spec["clusterIP"]]
             spec.setdefault("ipFamilies", ["IPv4"])
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:

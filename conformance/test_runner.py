@@ -1,0 +1,76 @@
+"""Unit tests of the scenario runner's own machinery (paths, matchers, loading, failure reports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import runner
+from conformance.runner import MISSING, match_value, resolve_path
+
+OBJ = {
+    "metadata": {"labels": {"jobset.sigs.k8s.io/job-index": "0"}},
+    "status": {"replicatedJobsStatus": [{"name": "a", "ready": 1}, {"name": "b", "ready": 2}]},
+    "spec": {"containers": [{"name": "c", "env": [{"name": "X", "value": "1"}]}]},
+}
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ('metadata.labels["jobset.sigs.k8s.io/job-index"]', "0"),
+    ("status.replicatedJobsStatus[name=b].ready", 2),
+    ("status.replicatedJobsStatus[1].name", "b"),
+    ("spec.containers[0].env[name=X].value", "1"),
+    ("spec.containers[3]", MISSING),
+    ("status.replicatedJobsStatus[name=zz].ready", MISSING),
+    ("metadata.annotations", MISSING),
+])
+def test_resolve_path(path: str, expected: object) -> None:
+    assert resolve_path(OBJ, path) == expected if expected is not MISSING else resolve_path(OBJ, path) is MISSING
+
+
+@pytest.mark.parametrize(("expected", "actual", "ok"), [
+    ({"a": 1}, {"a": 1, "b": 2}, True),
+    ({"a": None}, {"b": 2}, True),
+    ({"a": 1}, {"a": "1"}, False),
+    ([{"n": 1}], [{"n": 1, "m": 2}], True),
+    ([1, 2], [1], False),
+    ({"$regex": "^ab"}, "abc", True),
+    ({"$len": 2}, [1, 2], True),
+    ({"$contains": {"n": 1}}, [{"n": 2}, {"n": 1}], True),
+    ({"$absent": True}, MISSING, True),
+    ({"$not": 3}, 3, False),
+])
+def test_match_value(expected: object, actual: object, ok: bool) -> None:
+    assert (match_value(expected, actual, "x") == []) is ok
+
+
+def test_parse_seconds() -> None:
+    assert runner.parse_seconds("1m30s", "t") == 90
+    assert runner.parse_seconds("2h", "t") == 7200
+    assert runner.parse_seconds(1.5, "t") == 1.5
+    with pytest.raises(runner.ScenarioError):
+        runner.parse_seconds("soon", "t")
+
+
+def test_unknown_keys_are_authoring_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("description: x\ncovers: [a]\ntimeline:\n  - at: 1\n    failpod: x\n")
+    with pytest.raises(runner.ScenarioError, match="unknown key"):
+        runner.load_scenario(bad, tmp_path)
+
+
+def test_failure_report_names_expectation_and_values(tmp_path: Path) -> None:
+    sc = tmp_path / "report.yaml"
+    sc.write_text("""
+description: a JobSet that never exists
+covers: [naming.job-name]
+cluster: {nodes: []}
+end: {at: 1}
+expect:
+  - jobset: nope
+""")
+    with pytest.raises(runner.ExpectationFailed) as info:
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))
+    text = str(info.value)
+    assert "expect[0]" in text and "jobset nope: expected to exist" in text and "trace tail" in text

@@ -1,0 +1,32 @@
+"""Virtual time, publicly: nanosecond ``SimTime`` values and the Kubernetes wire formats.
+
+Everything here is a re-export of fakekube's internal clock module; import from here.
+"""
+
+from __future__ import annotations
+
+from fakekube._core.clock import (
+    EPOCH,
+    MILLISECOND,
+    SECOND,
+    SimTime,
+    format_micro_time,
+    format_offset,
+    format_time,
+    parse_time,
+    seconds,
+    to_datetime,
+)
+
+__all__ = [
+    "EPOCH",
+    "MILLISECOND",
+    "SECOND",
+    "SimTime",
+    "format_micro_time",
+    "format_offset",
+    "format_time",
+    "parse_time",
+    "seconds",
+    "to_datetime",
+]
