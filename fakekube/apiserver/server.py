@@ -202,10 +202,11 @@ class ApiServer:
         extra = None if rt.custom else sel.FIELD_GETTERS.get(rt.plural)
         return sel.object_field_set(obj, extra, namespaced=rt.namespaced)
 
-    def _body(self, rt: ResourceType, body: Any, namespace: str) -> dict[str, Any]:
+    def _body(self, rt: ResourceType, body: Any, namespace: str, *, copy: bool = True) -> dict[str, Any]:
+        """The request body as the server's own object (a copy unless the caller made it fresh)."""
         if not isinstance(body, dict):
             raise BadRequest(f"the body of a {rt.kind} request must be an object, not {type(body).__name__}")
-        obj = deep_copy(body)
+        obj = deep_copy(body) if copy else body
         meta = obj.get("metadata")
         if meta is None:
             meta = obj["metadata"] = {}
@@ -487,7 +488,7 @@ class ApiServer:
         if old is None:
             raise NotFound.for_object(rt.names, name)
         media = patching.normalize_patch_type(patch_type)
-        new = patching.apply_patch(deep_copy(old), patch, media, resource=rt.key)
+        new = patching.apply_patch(old, patch, media, resource=rt.key)  # a fresh object; old is untouched
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             raise BadRequest("the patch produced an object without metadata")
         patched_meta = new["metadata"]
@@ -502,7 +503,7 @@ class ApiServer:
         for key in ("name", "namespace"):
             if patched_meta.get(key) != old["metadata"].get(key):
                 patched_meta[key] = old["metadata"].get(key)
-        new = self._body(rt, new, ns)
+        new = self._body(rt, new, ns, copy=False)
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch")
 
     # ================================================================== subresources

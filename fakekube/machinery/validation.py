@@ -21,6 +21,7 @@ Lengths are counted in UTF-8 bytes, as Go's ``len(string)`` does.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -145,6 +146,18 @@ DNS1035_LABEL_MAX_LENGTH = 63
 _DNS1035_LABEL_RE = _full(_DNS1035_LABEL_FMT)
 
 
+def _memoized(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """Cache a pure string check: the same label keys and values recur on every write."""
+    cached = functools.lru_cache(maxsize=1 << 16)(lambda value: tuple(check(value)))
+
+    @functools.wraps(check)
+    def wrapper(value: str) -> list[str]:
+        return list(cached(value))
+
+    return wrapper
+
+
+@_memoized
 def is_qualified_name(value: str) -> list[str]:
     """``validation.IsQualifiedName``: an optional DNS-subdomain prefix and ``/``, then a name part."""
     errs: list[str] = []
@@ -174,6 +187,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@_memoized
 def is_valid_label_value(value: str) -> list[str]:
     """``validation.IsValidLabelValue``: empty, or a qualified-name-like string of at most 63 bytes."""
     errs: list[str] = []
@@ -184,6 +198,7 @@ def is_valid_label_value(value: str) -> list[str]:
     return errs
 
 
+@_memoized
 def is_dns1123_label(value: str) -> list[str]:
     """``validation.IsDNS1123Label``; a valid subdomain that is not a label gets ``must not contain dots``."""
     errs: list[str] = []
@@ -197,6 +212,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@_memoized
 def is_dns1123_subdomain(value: str) -> list[str]:
     """``validation.IsDNS1123Subdomain``."""
     errs: list[str] = []
@@ -207,6 +223,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
+@_memoized
 def is_dns1035_label(value: str) -> list[str]:
     """``validation.IsDNS1035Label``."""
     errs: list[str] = []

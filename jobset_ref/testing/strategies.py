@@ -62,6 +62,7 @@ __all__ = [
     "PodScripts",
     "RestartControllers",
     "Resume",
+    "Scenario",
     "Suspend",
     "admitted",
     "cluster_shapes",
@@ -74,6 +75,7 @@ __all__ = [
     "job_templates",
     "jobsets",
     "pod_scripts",
+    "scenarios",
     "success_policies",
 ]
 
@@ -1450,3 +1452,75 @@ def fault_timelines(jobset: Mapping[str, Any], *, min_size: int = 0, max_size: i
         return st.just(FaultTimeline(()))
     return st.lists(one(), min_size=min_size, max_size=max_size).map(
         lambda fs: FaultTimeline(tuple(sorted(fs, key=lambda f: f.at))))
+
+
+# =============================================================================== scenarios
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A JobSet on a cluster shape with pod scripts and a fault timeline.
+
+    ``run(seed)`` builds a :class:`FakeCluster`, installs the reference controller with
+    ``feature_gates``, applies the shape, the scripts and the JobSet, plays the timeline and
+    advances to ``horizon`` virtual seconds; ``after_each`` is called after every fault.
+    """
+
+    jobset: dict[str, Any]
+    shape: ClusterShape
+    scripts: PodScripts
+    timeline: FaultTimeline
+    horizon: float = 120
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.jobset["metadata"]["name"])
+
+    @property
+    def namespace(self) -> str:
+        return str(self.jobset["metadata"].get("namespace") or "default")
+
+    def start(self, seed: int = 0, *, shuffle_ties: bool = False) -> FakeCluster:
+        """The cluster with everything applied, at t=0 (before any fault)."""
+        from jobset_ref.install import install  # late: jobset_ref.install imports the controller
+
+        cluster = FakeCluster(seed, shuffle_ties=shuffle_ties)
+        self.shape.apply(cluster)
+        install(cluster, feature_gates=self.feature_gates or None)
+        self.scripts.apply(cluster)
+        cluster.apply(copy.deepcopy(self.jobset))
+        return cluster
+
+    def run(self, seed: int = 0, *, shuffle_ties: bool = False,
+            after_each: Callable[[FakeCluster, Fault, str], None] | None = None,
+            cluster: FakeCluster | None = None) -> tuple[FakeCluster, list[str]]:
+        cluster = cluster if cluster is not None else self.start(seed, shuffle_ties=shuffle_ties)
+        hook = None if after_each is None else (lambda f, line: after_each(cluster, f, line))
+        log = self.timeline.run(cluster, self.name, namespace=self.namespace, until=self.horizon, after_each=hook)
+        return cluster, log
+
+
+def scenarios(*, jobsets_strategy: SearchStrategy[dict[str, Any]] | None = None,
+              shapes: SearchStrategy[ClusterShape] | None = None, fault_kinds: Sequence[str] = FAULT_KINDS,
+              max_faults: int = 4, horizon: float = 120, feature_gates: Mapping[str, bool] | None = None,
+              forever: Feature = None) -> SearchStrategy[Scenario]:
+    """:class:`Scenario` values: a JobSet, a cluster, pod scripts and a fault timeline within ``horizon``."""
+    if jobsets_strategy is not None:
+        _check_strategy("jobsets_strategy", jobsets_strategy)
+    if shapes is not None:
+        _check_strategy("shapes", shapes)
+    gates = dict(feature_gates or {})
+    js_strategy = jobsets_strategy if jobsets_strategy is not None else jobsets(feature_gates=gates)
+    shape_strategy = shapes if shapes is not None else cluster_shapes()
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Scenario:
+        js = draw(js_strategy)
+        shape = draw(shape_strategy)
+        scripts = draw(pod_scripts(js, max_duration=max(1.0, horizon / 2), forever=forever))
+        timeline = draw(fault_timelines(js, max_size=max_faults, horizon=horizon * 0.75, kinds=fault_kinds,
+                                        nodes=len(shape.nodes)))
+        return Scenario(js, shape, scripts, timeline, horizon, gates)
+
+    return build()

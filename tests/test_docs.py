@@ -1,0 +1,30 @@
+"""The documentation stays true to the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_deviation_marker_is_documented() -> None:
+    doc = (ROOT / "docs" / "deviations.md").read_text()
+    missing = []
+    for path in sorted([*(ROOT / "fakekube").rglob("*.py"), *(ROOT / "jobset_ref").rglob("*.py")]):
+        if "DEVIATION(upstream)" in path.read_text():
+            rel = str(path.relative_to(ROOT))
+            if f"`{rel}`" not in doc and f"`{rel} " not in doc:
+                missing.append(rel)
+    assert missing == [], f"document these DEVIATION(upstream) markers in docs/deviations.md: {missing}"
+
+
+def test_readme_quickstart_matches_ci() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = re.findall(r"^pip install .*$", readme, flags=re.M)
+    assert len(commands) == 2, commands
+    test_command = commands[1]
+    assert test_command in ci, f"CI must run the README's test command: {test_command!r}"
+    example = re.search(r"jobset-ref simulate (\S+)", commands[0])
+    assert example is not None and (ROOT / example.group(1)).is_file()
