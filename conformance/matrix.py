@@ -52,6 +52,8 @@ AREAS: dict[str, tuple[Row, ...]] = {
          f"{C} §4"),
         ("naming.pod-hostname", "Indexed pods get hostname `<job>-<podIndex>` and the JobSet subdomain", f"{C} §4, §5"),
         ("naming.suspend-explicit", "Job `spec.suspend` always set explicitly (false when the JobSet runs)", f"{C} §4"),
+        ("naming.generate-name", "a generateName JobSet: Jobs, labels and Service use the generated name",
+         f"{C} §5, {A} §6.0"),
         ("naming.replicas-zero", "`replicas: 0` creates no Job for that replicatedJob", f"{A} §3.3"),
         ("labels.jobset-name", "label+annotation `jobset.sigs.k8s.io/jobset-name`", f"{C} §4.1"),
         ("labels.jobset-uid", "label+annotation `jobset.sigs.k8s.io/jobset-uid`", f"{C} §4.1"),
@@ -128,10 +130,17 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("restart.recreate", "`Recreate`: each Job recreated as soon as its old Job is gone", f"{C} §8.5"),
         ("restart.blocking-recreate", "`BlockingRecreate`: no Job created while any old Job exists", f"{C} §8.5"),
         ("restart.node-failure", "a node failure fails pods, Jobs and restarts the JobSet", f"{C} §8.4"),
+        ("events.job-creation-failed", "Job create error: Warning `JobCreationFailed` at once, retried",
+         f"{C} §3.6"),
+        ("events.service-creation-failed", "Service create error: Warning `HeadlessServiceCreationFailed`",
+         f"{C} §5"),
+        ("events.pvc-creation-failed", "PVC create error: Warning `PVCCreationFailed`", f"{C} §9.9"),
     ),
     "Startup order and dependencies": _rows(
         ("startup.in-order", "`InOrder`: each rjob created after the previous one is ready; "
          "StartupPolicyInProgress → StartupPolicyCompleted", f"{C} §9.1"),
+        ("startup.in-order-restart", "after a restart InOrder startup begins again from the first rjob",
+         f"{C} §9.1"),
         ("startup.any-order", "`AnyOrder`: all Jobs at once, no startup conditions", f"{C} §9.1"),
         ("depends-on.ready", "`dependsOn` status `Ready`", f"{C} §9.2"),
         ("depends-on.complete", "`dependsOn` status `Complete`", f"{C} §9.2"),
@@ -146,6 +155,9 @@ AREAS: dict[str, tuple[Row, ...]] = {
          "tolerations/schedulingGates may change and are merged into Jobs on resume", f"{C} §9.3, {A} §7"),
         ("suspend.other-edits-rejected", "other replicatedJobs changes are rejected (`field is immutable`)",
          f"{A} §7"),
+        ("suspend.restarting-false", "suspending sets RestartingJobSet=False `JobSetSuspended`", f"{C} §9.3"),
+        ("suspend.depends-on", "a suspended JobSet creates only rjobs whose dependencies are reached",
+         f"{C} §9.2"),
         ("suspend.in-order-resume", "resume with `InOrder` keeps Suspended=True until all rjobs started",
          f"{C} §9.3"),
     ),
@@ -224,6 +236,7 @@ AREAS: dict[str, tuple[Row, ...]] = {
 }
 
 UPSTREAM_JOBSET_EXAMPLES: tuple[str, ...] = (
+    "argo-workflow/workflow.yaml",
     "depends-on/depends-on.yaml",
     "depends-on/multiple-depends-on.yaml",
     "failure-policy/failjobset-action.yaml",

@@ -28,10 +28,12 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -66,7 +68,6 @@ UPSTREAM_EXAMPLES = UPSTREAM_DIR / "examples"
 
 JOBSETS = "jobsets.jobset.x-k8s.io"
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
-JOBSET_UID_LABEL = "jobset.sigs.k8s.io/jobset-uid"
 TRACE_TAIL = 40
 DEFAULT_TIMEOUT = 3600.0
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<absent>"})()
@@ -294,7 +295,7 @@ def _match_operator(expected: dict[str, Any], actual: Any, path: str) -> list[st
 # ====================================================================== scenario model
 
 SOURCE_KEYS = ("upstream", "example", "file", "inline")
-SOURCE_OPTIONS = ("select", "patch", "jsonPatch", "namespace", "expectError", "note")
+SOURCE_OPTIONS = ("select", "embedded", "patch", "jsonPatch", "namespace", "expectError", "note")
 STEP_ACTIONS = ("apply", "patch", "update", "delete", "suspend", "resume", "failPod", "completePod", "evictPod",
                 "deletePod", "failNode", "addNodes", "advance", "waitFor", "expect", "inject", "clearFaults",
                 "script")
@@ -434,6 +435,7 @@ class _Run:
         self.cluster = FakeCluster(seed=seed, simulate=cluster_cfg.get("simulate", True))
         self.recorder = _Recorder()
         self.watches: list[Any] = []
+        self.monitor: Any = None
 
     # ------------------------------------------------------------------ failure helpers
     def fail(self, headline: str, *, expectation: Any = None, mismatches: Iterable[str] = ()) -> ExpectationFailed:
@@ -464,6 +466,10 @@ class _Run:
             except UsageError as err:
                 raise ScenarioError(f"{self.scenario.path}: cluster.featureGates: {err}") from None
             self._watch(JOBSETS)
+            from jobset_ref.testing.invariants import Monitor
+
+            if self.data.get("invariants", True):
+                self.monitor = Monitor(self.cluster)
         self._watch("jobs.batch")
         for node in self._node_specs(cfg):
             self.cluster.add_node(node["name"], node.get("labels"), node.get("capacity"), node.get("taints"))
@@ -589,6 +595,11 @@ class _Run:
                 for k, v in select.items())]
             if not docs:
                 raise ScenarioError(f"{where}: select {select} matched no document")
+        if "embedded" in src:  # a manifest held as YAML text inside another object (e.g. an Argo Workflow)
+            texts = [resolve_path(d, src["embedded"]) for d in docs]
+            if not texts or not all(isinstance(t, str) for t in texts):
+                raise ScenarioError(f"{where}: embedded {src['embedded']!r} is not a YAML string in the document")
+            docs = [d for t in texts for d in yaml.safe_load_all(t) if d is not None]
         out = []
         for doc in docs:
             doc = json.loads(json.dumps(doc))
@@ -603,7 +614,7 @@ class _Run:
         docs = self.load_source(src, where)
         expect_error = src.get("expectError")
         for doc in docs:
-            self.call(lambda doc=doc: self.cluster.apply(doc, namespace=src.get("namespace")), expect_error,
+            self.call(partial(self.cluster.apply, doc, namespace=src.get("namespace")), expect_error,
                       f"apply {doc.get('kind')} {(doc.get('metadata') or {}).get('name')}")
 
     def call(self, fn: Callable[[], Any], expect_error: Any, what: str) -> None:
@@ -632,11 +643,11 @@ class _Run:
         if "reason" in expected and expected["reason"] != err.reason:
             out.append(f"reason: expected {expected['reason']!r}, got {err.reason!r}")
         if "message" in expected and expected["message"] != err.message:
-            out.append(f"message:\n        expected {expected['message']!r}\n        got      {err.message!r}")
+            out.append(f"message:\n        expected: {expected['message']}\n        got:      {err.message}")
         contains = expected.get("messageContains")
         for part in [contains] if isinstance(contains, str) else contains or []:
             if part not in err.message:
-                out.append(f"message: expected to contain {part!r}, got {err.message!r}")
+                out.append(f"message: expected to contain: {part}\n        got: {err.message}")
         if "causes" in expected:
             out += match_value(expected["causes"], err.details.get("causes", MISSING), "details.causes")
         if "status" in expected:
@@ -650,11 +661,11 @@ class _Run:
         except UsageError as err:
             raise ScenarioError(f"{self.where}: {err}") from None
 
-    def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
+    def get_object(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any] | None:
         rt = self._resource(kind)
         return self.cluster.api.store.get(rt.key, namespace if rt.namespaced else "", name)
 
-    def list(self, kind: str, namespace: str | None = "default", selector: str | None = None
+    def list_objects(self, kind: str, namespace: str | None = "default", selector: str | None = None
              ) -> list[dict[str, Any]]:
         rt = self._resource(kind)
         items = self.cluster.api.store.list(rt.key, namespace if rt.namespaced else None)
@@ -678,7 +689,7 @@ class _Run:
         _check_keys(target, ("name", "hostname", "selector", "namespace", "all", "exitCode", "reason"),
                     f"{self.where}: {what}")
         ns = target.get("namespace", "default")
-        pods = self.list("pods", ns, target.get("selector"))
+        pods = self.list_objects("pods", ns, target.get("selector"))
         if "name" in target:
             exact = [p for p in pods if p["metadata"]["name"] == target["name"]]
             pods = exact or [p for p in pods if (p.get("spec") or {}).get("hostname") == target["name"]]
@@ -749,9 +760,9 @@ class _Run:
                 elif action == "completePod":
                     c.complete_pod(name, ns)
                 elif action == "evictPod":
-                    self.call(lambda name=name, ns=ns: c.evict_pod(name, ns), expect_error, f"evict pod {name}")
+                    self.call(partial(c.evict_pod, name, ns), expect_error, f"evict pod {name}")
                 else:
-                    self.call(lambda name=name, ns=ns: c.delete_pod(name, ns), expect_error, f"delete pod {name}")
+                    self.call(partial(c.delete_pod, name, ns), expect_error, f"delete pod {name}")
         elif action == "failNode":
             c.fail_node(self._node_of(arg))
         elif action == "addNodes":
@@ -780,7 +791,7 @@ class _Run:
             if not node:
                 raise self.fail(f"failNode: pod {pod['metadata']['name']} is not scheduled on a node")
             return str(node)
-        if not isinstance(arg, str) or self.get("nodes", arg, "") is None:
+        if not isinstance(arg, str) or self.get_object("nodes", arg, "") is None:
             raise ScenarioError(f"{self.scenario.path}: {self.where}: failNode takes the name of an existing node "
                                 f"or {{pod: <name or hostname>}}, got {arg!r}")
         return arg
@@ -867,7 +878,7 @@ class _Run:
     def _jobsets(self) -> list[dict[str, Any]]:
         if self.cluster.api.registry.by_key(JOBSETS) is None:
             return []
-        return self.list(JOBSETS, None)
+        return self.list_objects(JOBSETS, None)
 
     def _all_finished(self) -> bool:
         return all((js.get("status") or {}).get("terminalState") for js in self._jobsets())
@@ -921,9 +932,9 @@ class _Run:
         kind, name, selector, what = self._selection(item)
         ns = item.get("namespace", "default")
         if name is not None:
-            obj = self.get(kind, name, ns)
+            obj = self.get_object(kind, name, ns)
             if obj is None and kind == "pods":
-                by_host = [p for p in self.list("pods", ns) if (p.get("spec") or {}).get("hostname") == name]
+                by_host = [p for p in self.list_objects("pods", ns) if (p.get("spec") or {}).get("hostname") == name]
                 live = [p for p in by_host if self._live(p)] or by_host
                 obj = live[-1] if live else None
             if item.get("exists", True) is False:
@@ -931,7 +942,7 @@ class _Run:
             if obj is None:
                 return [f"{what}: expected to exist, but it does not"]
             return self._check_one(obj, item, what, kind)
-        objs = self.list(kind, ns, selector)
+        objs = self.list_objects(kind, ns, selector)
         if not item.get("includeDeleting", False):
             objs = [o for o in objs if not o["metadata"].get("deletionTimestamp")]
         out: list[str] = []
@@ -1008,7 +1019,9 @@ class _Run:
         _check_keys(spec, ("jobset", "kind", "name", "namespace", "reason", "type"), f"{self.where}.events")
         kind = "JobSet" if "jobset" in spec else spec.get("kind")
         name = spec.get("jobset", spec.get("name"))
-        events = [e for e in self.cluster.events(namespace=spec.get("namespace", "default"), kind=kind, name=name)
+        recorded: Iterable[dict[str, Any]] = cast(Any, self.cluster.events)(
+            namespace=spec.get("namespace", "default"), kind=kind, name=name)
+        events = [e for e in recorded
                   if ("reason" not in spec or e.get("reason") == spec["reason"])
                   and ("type" not in spec or e.get("type") == spec["type"])]
         seen = [{k: e.get(k) for k in ("type", "reason", "message", "count")} for e in events]
@@ -1045,7 +1058,7 @@ class _Run:
             want_pods = item["resolvesToPods"]
             ips: list[str] = []
             for target in want_pods if isinstance(want_pods, list) else [want_pods]:
-                pods = [p for p in self.list("pods", ns) if p["metadata"]["name"] == target
+                pods = [p for p in self.list_objects("pods", ns) if p["metadata"]["name"] == target
                         or ((p.get("spec") or {}).get("hostname") == target and self._live(p))]
                 if not pods:
                     out.append(f"dns {item['dns']}: no live pod {target!r} to compare with")
@@ -1077,35 +1090,21 @@ class _Run:
 
     # ------------------------------------------------------------------ invariants and golden
     def check_invariants(self) -> None:
+        """The shared JobSet invariants (``jobset_ref.testing.invariants``): history checks over the
+        whole run, snapshot checks of every JobSet now (the controllers have settled)."""
+        from jobset_ref.testing import invariants
+
         self.where = "invariants"
-        problems = list(self.recorder.violations)
-        jobsets = {(js["metadata"]["namespace"], js["metadata"]["name"]): js for js in self._jobsets()}
-        for job in self.list("jobs", None):
-            labels = job["metadata"].get("labels") or {}
-            if JOBSET_NAME_LABEL not in labels:
-                continue
-            owners = [o for o in job["metadata"].get("ownerReferences") or [] if o.get("controller")]
-            ref = f"Job {job['metadata']['namespace']}/{job['metadata']['name']}"
-            if len(owners) != 1 or owners[0].get("kind") != "JobSet":
-                problems.append(f"{ref}: expected one controller ownerReference to a JobSet, got {_show(owners)}")
-                continue
-            if owners[0].get("uid") != labels.get(JOBSET_UID_LABEL):
-                problems.append(f"{ref}: owner uid {owners[0].get('uid')} != label {labels.get(JOBSET_UID_LABEL)}")
-            js = jobsets.get((job["metadata"]["namespace"], owners[0].get("name")))
-            if js is not None and js["metadata"]["uid"] != owners[0].get("uid") and not job["metadata"].get(
-                    "deletionTimestamp"):
-                problems.append(f"{ref}: owned by a JobSet uid that no longer exists")
-        for js in jobsets.values():
-            spec_replicas = {r.get("name"): r.get("replicas", 1) for r in (js.get("spec") or {}).get(
-                "replicatedJobs") or []}
-            for rjs in (js.get("status") or {}).get("replicatedJobsStatus") or []:
-                limit = spec_replicas.get(rjs.get("name"), 0)
-                for counter in ("ready", "succeeded", "failed", "active", "suspended"):
-                    if int(rjs.get(counter) or 0) > limit:
-                        problems.append(f"JobSet {js['metadata']['name']}: replicatedJobsStatus[{rjs.get('name')}]."
-                                        f"{counter}={rjs.get(counter)} exceeds replicas {limit}")
-        if problems:
-            raise self.fail("an invariant was violated", mismatches=problems)
+        found = list(self.recorder.violations)
+        if self.monitor is not None:
+            found += [str(v) for v in self.monitor.check()]
+        gates = (self.data.get("cluster") or {}).get("featureGates")
+        for js in self._jobsets():
+            meta = js["metadata"]
+            found += [str(v) for v in invariants.check_jobset(self.cluster, meta["name"], meta["namespace"],
+                                                              settled=True, feature_gates=gates)]
+        if found:
+            raise self.fail("an invariant was violated", mismatches=found)
 
     def check_golden(self) -> bool:
         path = self.scenario.golden_path
@@ -1131,6 +1130,8 @@ class _Run:
     def stop(self) -> None:
         for w in self.watches:
             w.stop()
+        if self.monitor is not None:
+            self.monitor.stop()
 
 
 def run_scenario(scenario: Scenario, *, update_golden: bool = False) -> RunResult:
@@ -1138,17 +1139,25 @@ def run_scenario(scenario: Scenario, *, update_golden: bool = False) -> RunResul
     if scenario.skip:
         raise ScenarioSkipped(scenario.skip)
     run = _Run(scenario, update_golden=update_golden)
-    run.setup()
-    for i, src in enumerate(scenario.data.get("manifests") or []):
-        run.where = f"manifests[{i}]"
-        run.apply_source(src, run.where)
-    run.run_timeline()
-    run.run_end()
-    run.check_all(list(scenario.data.get("expect") or []), "expect")
-    if scenario.data.get("invariants", True):
-        run.check_invariants()
-    updated = run.check_golden() if scenario.golden else False
-    run.stop()
+    try:
+        run.setup()
+        for i, src in enumerate(scenario.data.get("manifests") or []):
+            run.where = f"manifests[{i}]"
+            run.apply_source(src, run.where)
+        run.run_timeline()
+        run.run_end()
+        run.check_all(list(scenario.data.get("expect") or []), "expect")
+        if scenario.data.get("invariants", True):
+            run.check_invariants()
+        updated = run.check_golden() if scenario.golden else False
+    except (ScenarioError, ScenarioSkipped, ExpectationFailed):
+        raise
+    except Exception as err:  # a crash in the code under test: report it like a failed expectation
+        frames = traceback.extract_tb(err.__traceback__)[-6:]
+        raise run.fail(f"the simulation raised {type(err).__name__}: {err}",
+                       mismatches=[f"{f.filename}:{f.lineno} in {f.name}: {f.line}" for f in frames]) from err
+    finally:
+        run.stop()
     return RunResult(scenario=scenario, cluster=run.cluster, elapsed=run.cluster.elapsed, golden_updated=updated)
 
 

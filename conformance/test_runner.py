@@ -74,3 +74,35 @@ expect:
         runner.run_scenario(runner.load_scenario(sc, tmp_path))
     text = str(info.value)
     assert "expect[0]" in text and "jobset nope: expected to exist" in text and "trace tail" in text
+
+
+def test_upstream_scenarios_skip_when_the_folder_is_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "UPSTREAM_EXAMPLES", tmp_path / "missing")
+    sc = tmp_path / "up.yaml"
+    sc.write_text("description: x\ncovers: [success.all]\nmanifests:\n  - upstream: simple/paralleljobs.yaml\n")
+    with pytest.raises(runner.ScenarioSkipped, match=r"upstream examples folder .* is absent"):
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))
+
+
+def test_expect_error_mismatch_is_reported(tmp_path: Path) -> None:
+    sc = tmp_path / "err.yaml"
+    sc.write_text("""
+description: a rejection with the wrong expected text
+covers: [validation.depends-on-first]
+timeline:
+  - apply:
+      inline:
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata: {name: x}
+        spec:
+          replicatedJobs:
+            - name: a
+              dependsOn: [{name: a, status: Ready}]
+              template: {spec: {template: {spec: {containers: [{name: c, image: i}]}}}}
+      expectError: {code: 422, message: nope}
+end: {at: 0}
+""")
+    with pytest.raises(runner.ExpectationFailed) as info:
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))
+    assert "DependsOn can't be set for the first ReplicatedJob" in str(info.value)

@@ -1,21 +1,29 @@
 """The pytest plugin (registered through the ``pytest11`` entry point).
 
 Fixtures
-    ``fake_cluster``     a fully simulated ``FakeCluster`` (GC, Job controller, scheduler, kubelet, DNS)
+    ``fake_cluster``     a fully simulated ``FakeCluster`` (GC, Job controller, scheduler, kubelet, DNS),
+                         no nodes unless the marker asks for some
     ``jobset_cluster``   the same with the reference JobSet controller installed and 4 nodes
 Marker
     ``@pytest.mark.fakekube(nodes=4, seed=7, feature_gates={...}, simulate=True)``
+        ``nodes``          Ready nodes ``node-0`` … to add (default: 0, or 4 for ``jobset_cluster``)
+        ``seed``           pins the seed in code (beats ``--fakekube-seed``)
+        ``feature_gates``  JobSet feature gates (``jobset_cluster`` only)
+        ``simulate``       False: API server and controllers only, no GC/Job controller/scheduler/kubelet/DNS
+    Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
     ``--fakekube-trace=off|tail|full``          what a failing test's report shows (default: tail)
 
 A failing test that used a cluster gets a report section with its seed (and how to re-run with
-it), the trace tail and a table of JobSets, Jobs and Pods. Nothing heavy is imported until a
-fixture is used, so projects that never touch the fixtures pay nothing.
+it), a table of JobSets, Jobs and Pods and the trace tail. Nothing heavy is imported until a
+fixture is used, so projects that never touch the fixtures pay nothing (this module imports
+only the standard library and pytest).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -52,22 +60,56 @@ def seed_for(nodeid: str) -> int:
     return int.from_bytes(hashlib.blake2b(nodeid.encode(), digest_size=4).digest(), "big")
 
 
+_MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate")
+
+
+def _usage_error(message: str) -> Exception:
+    from fakekube import UsageError
+
+    return UsageError(message)
+
+
 def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The closest ``fakekube`` marker's keywords, checked, with the seed resolved.
+
+    Seed precedence: the marker's ``seed=`` (pinned in code), then ``--fakekube-seed``, then a
+    stable seed derived from the test id.
+    """
+    __tracebackhide__ = True
     marker = request.node.get_closest_marker("fakekube")
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    unknown = sorted(set(options) - {"nodes", "seed", "feature_gates", "simulate"})
-    if unknown or (marker and marker.args):
-        from fakekube import UsageError
-
-        raise UsageError(f"@pytest.mark.fakekube takes only the keywords nodes=, seed=, feature_gates=, "
-                         f"simulate=; got {', '.join(unknown) or 'positional arguments'}")
+    if marker and marker.args:
+        raise _usage_error(f"@pytest.mark.fakekube takes keywords only ({', '.join(k + '=' for k in _MARKER_KEYWORDS)}"
+                           f"); got positional arguments {marker.args!r}")
+    unknown = sorted(set(options) - set(_MARKER_KEYWORDS))
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, _MARKER_KEYWORDS, n=1)
+            hints.append(f"{name}=" + (f" (did you mean {close[0]}=?)" if close else ""))
+        raise _usage_error(f"@pytest.mark.fakekube takes only the keywords "
+                           f"{', '.join(k + '=' for k in _MARKER_KEYWORDS)}; got {', '.join(hints)}")
+    nodes = options.get("nodes")
+    if nodes is not None and (not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 0):
+        raise _usage_error(f"@pytest.mark.fakekube(nodes=...) takes a non-negative int, got {nodes!r}")
+    seed = options.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise _usage_error(f"@pytest.mark.fakekube(seed=...) takes an int, got {seed!r}")
+    gates = options.get("feature_gates")
+    if gates is not None and not isinstance(gates, dict):
+        raise _usage_error(f"@pytest.mark.fakekube(feature_gates=...) takes a dict such as "
+                           f"{{'RestartJob': True}}, got {gates!r}")
+    simulate = options.get("simulate", True)
+    if not isinstance(simulate, bool):
+        raise _usage_error(f"@pytest.mark.fakekube(simulate=...) takes True or False, got {simulate!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
-    if options.get("seed") is None:
+    if seed is None:
         options["seed"] = cli_seed if cli_seed is not None else seed_for(request.node.nodeid)
     return options
 
 
 def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeCluster:
+    __tracebackhide__ = True
     from fakekube import FakeCluster
 
     options = _options(request)
@@ -86,13 +128,15 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
 
 @pytest.fixture
 def fake_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
-    """A fully simulated fake cluster, seeded from the test id (or ``--fakekube-seed``)."""
+    """A fully simulated fake cluster (no nodes unless ``nodes=``), seeded from the test id."""
+    __tracebackhide__ = True
     yield _make_cluster(request, with_jobset=False)
 
 
 @pytest.fixture
 def jobset_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
     """A simulated cluster with the reference JobSet controller and webhooks installed, and 4 nodes."""
+    __tracebackhide__ = True
     yield _make_cluster(request, with_jobset=True)
 
 
@@ -100,7 +144,7 @@ def jobset_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     report = yield
     clusters = item.stash.get(_CLUSTERS, [])
-    if report.failed and clusters and call.when in ("call", "setup"):
+    if report.failed and clusters:
         mode = item.config.getoption("--fakekube-trace")
         for i, cluster in enumerate(clusters):
             report.sections.append((f"fakekube cluster{f' {i}' if len(clusters) > 1 else ''}",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import jobset_ref
@@ -94,6 +94,7 @@ def test_completed_exactly_when_the_success_policy_is_satisfied(data: st.DataObj
     want = _success_expected(spec, _completes(spec, finite))
     assert (completed is not None and completed["status"] == "True") == want, (finite, live["status"])
     assert inv._cond(live, c.JOBSET_FAILED) is None
+    event(f"completed={want}")
     if completed is None:
         return
     assert completed["reason"] == c.ALL_JOBS_COMPLETED_REASON
@@ -189,7 +190,9 @@ class FailureModel:
 @settings(max_examples=40)
 @given(st.sampled_from([{}, {c.FEATURE_RESTART_JOB: True}]), st.data())
 def test_failures_follow_the_failure_policy(gates: dict[str, bool], data: st.DataObject) -> None:
+    with_policy = data.draw(st.sampled_from([True, True, True, False]), "failure_policy")
     js = data.draw(s.jobsets(restart_policies=st.just("Never"), backoff_limits=st.just(0), suspend=st.none(),
+                             failure_policy=with_policy,
                              managed_by=st.none(), exclusive_placement=False, depends_on=False, startup_policy=False,
                              ttl_seconds_after_finished=st.none(), min_replicas=1, feature_gates=gates,
                              completion_modes=st.just("Indexed")), "jobset")
@@ -207,6 +210,7 @@ def test_failures_follow_the_failure_policy(gates: dict[str, bool], data: st.Dat
         pod_index = data.draw(st.integers(0, parallelism - 1), f"pod[{k}]")
         code = data.draw(st.sampled_from([1, 137]), f"code[{k}]")
         line = s.FailPod(0, rjob, index, pod_index, code).apply(cluster, s.FaultContext(name))
+        event("skipped failure" if line.startswith("skip") else "applied failure")
         if not line.startswith("skip"):
             assert not model.terminal, f"{line}: a pod still ran after the JobSet failed"
             model.fail(rjob, index, f"{name}-{rjob}-{index}")
@@ -233,6 +237,7 @@ def test_failures_follow_the_failure_policy(gates: dict[str, bool], data: st.Dat
             else:  # the restart has finished: every Job is back and ready
                 assert restarting is not None and restarting["status"] == "False", status
                 assert restarting["reason"] == c.RESTARTING_JOBSET_REASON_JOBS_READY
+    event(f"end: {model.failed_reason or 'running'}, restarts={model.restarts}")
     if model.terminal:
         restarting = inv._cond(cluster.get(inv.JOBSETS, name), c.JOBSET_RESTARTING)
         if restarting is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import FakeCluster, SimulationError, UsageError
+from fakekube import FakeCluster, NotFound, SimulationError, UsageError
 
 __all__ = [
     "assert_jobset_jobs",
@@ -26,6 +26,7 @@ __all__ = [
 
 JOBSETS = "jobsets.jobset.x-k8s.io"
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
+MAX_PODS = 50
 
 
 def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
@@ -36,16 +37,50 @@ def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
     return None
 
 
+def _describe_jobset(cluster: FakeCluster, name: str, namespace: str) -> str:
+    """What the JobSet looks like now, for timeout messages."""
+    try:
+        js = cluster.api.get(JOBSETS, name, namespace, copy=False)
+    except NotFound:
+        return f"JobSet {namespace}/{name} does not exist."
+    status = js.get("status") or {}
+    conds = [f"{c.get('type')}={c.get('status')} ({c.get('reason', '')})" for c in status.get("conditions") or []]
+    suspended = (js.get("spec") or {}).get("suspend")
+    return (f"It has conditions: {', '.join(conds) or 'none'}; restarts={status.get('restarts', 0)}"
+            + ("; spec.suspend=true" if suspended else "")
+            + (f"; terminalState={status['terminalState']}" if status.get("terminalState") else "") + ".")
+
+
+def _require_jobset_api(cluster: FakeCluster, what: str) -> None:
+    if not isinstance(cluster, FakeCluster):
+        raise UsageError(f"{what}() takes a FakeCluster first, got {type(cluster).__name__}")
+    if not cluster.api.registry.by_key(JOBSETS):
+        raise UsageError(f"{what}() needs the JobSet API: use the jobset_cluster fixture, or call "
+                         "jobset_ref.install(cluster) first")
+
+
 def wait_for_jobset_condition(cluster: FakeCluster, name: str, ctype: str, *, status: str = "True",
                               namespace: str = "default", timeout: float = 3600) -> float:
-    """Advance virtual time until the JobSet has condition ``ctype`` with ``status``; return the time."""
+    """Advance virtual time until the JobSet has condition ``ctype`` with ``status``.
+
+    Returns the virtual time (seconds since the cluster started) at which it first held; if it
+    already holds, the clock does not move. Raises ``SimulationError`` describing the JobSet's
+    current conditions (and the trace tail) if it does not hold within ``timeout`` virtual
+    seconds from now.
+    """
+    __tracebackhide__ = True
+    _require_jobset_api(cluster, "wait_for_jobset_condition")
     if not isinstance(name, str) or not name:
         raise UsageError("wait_for_jobset_condition() needs the JobSet's name as a string")
+    if status not in ("True", "False", "Unknown"):
+        raise UsageError(f"a condition status is 'True', 'False' or 'Unknown', got {status!r}")
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout < 0:
+        raise UsageError(f"timeout= takes a non-negative number of virtual seconds, got {timeout!r}")
 
     def holds() -> bool:
         try:
             js = cluster.api.get(JOBSETS, name, namespace, copy=False)
-        except Exception:
+        except NotFound:
             return False
         found = condition(js, ctype)
         return found is not None and found.get("status") == status
@@ -54,7 +89,8 @@ def wait_for_jobset_condition(cluster: FakeCluster, name: str, ctype: str, *, st
         return cluster.run_until(holds, timeout=timeout)
     except SimulationError as err:
         raise SimulationError(f"JobSet {namespace}/{name} did not reach {ctype}={status} within {timeout:g}s "
-                              f"of virtual time.\n{err}") from None
+                              f"of virtual time (now t={cluster.elapsed:g}s). "
+                              f"{_describe_jobset(cluster, name, namespace)}\n{err}") from None
 
 
 def jobs_of(cluster: FakeCluster, jobset: str, namespace: str = "default") -> list[dict[str, Any]]:
@@ -100,10 +136,13 @@ def summary_table(cluster: FakeCluster) -> str:
         rows.append((f"Job {job['metadata']['namespace']}/{job['metadata']['name']}",
                      f"active={status.get('active', 0)} succeeded={status.get('succeeded', 0)} "
                      f"failed={status.get('failed', 0)}", conds))
-    for pod in cluster.list("pods")[:50]:
+    pods = cluster.list("pods")
+    for pod in pods[:MAX_PODS]:
         status = pod.get("status") or {}
         rows.append((f"Pod {pod['metadata']['namespace']}/{pod['metadata']['name']}", status.get("phase", ""),
                      (pod.get("spec") or {}).get("nodeName", "")))
+    if len(pods) > MAX_PODS:
+        rows.append((f"... and {len(pods) - MAX_PODS} more Pods", "", ""))
     if not rows:
         return "(no JobSets, Jobs or Pods)"
     width = max(len(r[0]) for r in rows)

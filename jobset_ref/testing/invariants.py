@@ -152,6 +152,8 @@ class Snapshot:
             jobs = [j for j in jobs if any(o.get("uid") == uid for o in j["metadata"].get("ownerReferences") or [])
                     or _labels(j).get(c.JOBSET_UID_KEY) == uid]
         pods = cluster.list("pods", namespace, label_selector=selector)
+        if js is not None:
+            pods = [p for p in pods if _labels(p).get(c.JOBSET_UID_KEY) == js["metadata"]["uid"]]
         services = {_name(s): s for s in cluster.list("services", namespace)}
         nodes = {_name(n): n for n in cluster.list("nodes")}
         return cls(namespace, name, js, jobs, pods, services, nodes, dict(feature_gates or {}))

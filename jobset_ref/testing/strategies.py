@@ -198,8 +198,12 @@ def _job_template(draw: st.DrawFn, *, parallelism: int, completions: int | None,
                                       st.sampled_from(["x", "99", "train"]), max_size=2))
         if labels:
             template["metadata"] = {"labels": labels}
-            pod_spec_meta = {"labels": dict(labels)}
-            job_spec["template"]["metadata"] = pod_spec_meta
+        # Pod-template labels never collide with JobSet keys: resuming a suspended JobSet merges
+        # the template's pod labels over the Job's (upstream ``resumeJob``), so a colliding user
+        # label would legitimately replace the JobSet's value.
+        pod_labels = {k: v for k, v in labels.items() if not k.startswith("jobset.sigs.k8s.io/")}
+        if pod_labels:
+            job_spec["template"]["metadata"] = {"labels": pod_labels}
     return template
 
 
@@ -1483,7 +1487,7 @@ class Scenario:
 
     def start(self, seed: int = 0, *, shuffle_ties: bool = False) -> FakeCluster:
         """The cluster with everything applied, at t=0 (before any fault)."""
-        from jobset_ref.install import install  # late: jobset_ref.install imports the controller
+        from jobset_ref.installation import install  # late: it imports the controller
 
         cluster = FakeCluster(seed, shuffle_ties=shuffle_ties)
         self.shape.apply(cluster)

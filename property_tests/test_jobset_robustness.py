@@ -1,0 +1,74 @@
+"""Robustness: the controller converges to the same end state whatever the timing faults are:
+controller restarts at any instant, injected API conflicts, delayed watch events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakekube import FakeCluster
+from jobset_ref.api import constants as c
+from jobset_ref.testing import invariants as inv
+from jobset_ref.testing import strategies as s
+
+pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
+
+TIMING_FAULTS = ("restart-controllers", "conflict", "delay-watch")
+
+
+def end_state(cluster: FakeCluster, name: str) -> dict[str, Any]:
+    """What must not depend on timing: the JobSet's status (without timestamps) and its Jobs."""
+    try:
+        js = cluster.get(inv.JOBSETS, name)
+    except Exception:  # noqa: BLE001 - NotFound (e.g. TTL) is a valid end state
+        return {"jobset": None, "jobs": sorted(j["metadata"]["name"] for j in cluster.list("jobs"))}
+    status = js.get("status") or {}
+    jobs = []
+    for job in cluster.list("jobs", label_selector=f"{c.JOBSET_NAME_KEY}={name}"):
+        conds = sorted(cd["type"] for cd in (job.get("status") or {}).get("conditions") or []
+                       if cd.get("status") == "True" and cd["type"] in ("Complete", "Failed"))
+        jobs.append((job["metadata"]["name"], job["metadata"]["labels"].get(c.RESTARTS_KEY), conds,
+                     bool(job["metadata"].get("deletionTimestamp"))))
+    return {
+        "terminalState": status.get("terminalState"),
+        "restarts": status.get("restarts"),
+        "conditions": sorted((cd["type"], cd["status"], cd["reason"]) for cd in status.get("conditions") or []),
+        "replicatedJobsStatus": sorted((rs["name"], rs["ready"], rs["succeeded"], rs["failed"], rs["active"],
+                                        rs["suspended"]) for rs in status.get("replicatedJobsStatus") or []),
+        "jobs": sorted(jobs),
+    }
+
+
+def _converging_scenarios(fault_kinds: tuple[str, ...], max_faults: int) -> st.SearchStrategy[s.Scenario]:
+    js = s.jobsets(suspend=st.none(), managed_by=st.none(), exclusive_placement=False, success_policy=False,
+                   ttl_seconds_after_finished=st.none())
+    return s.scenarios(jobsets_strategy=js, fault_kinds=fault_kinds, max_faults=max_faults, horizon=120, forever=False)
+
+
+@settings(max_examples=30)
+@given(_converging_scenarios(TIMING_FAULTS, 4), st.integers(0, 3))
+def test_same_end_state_under_restarts_conflicts_and_delays(scenario: s.Scenario, seed: int) -> None:
+    calm = s.Scenario(scenario.jobset, scenario.shape, scenario.scripts, s.FaultTimeline(()), scenario.horizon)
+    baseline, _ = calm.run(seed)
+    cluster, log = scenario.run(seed)
+    cluster.clear_faults()
+    cluster.advance(60)  # let every backoff and delayed event land
+    baseline.advance(60)
+    assert end_state(cluster, scenario.name) == end_state(baseline, scenario.name), log
+    inv.assert_invariants(cluster, scenario.name, context=f"after {log}")
+
+
+@settings(max_examples=25)
+@given(_converging_scenarios(("restart-controllers",), 3))
+def test_controller_restarts_keep_every_invariant(scenario: s.Scenario) -> None:
+    cluster = scenario.start(0)
+    monitor = inv.Monitor(cluster)
+
+    def check(cl: FakeCluster, fault: s.Fault, line: str) -> None:
+        inv.assert_invariants(cl, scenario.name, monitor=monitor, context=f"after {line}")
+
+    scenario.run(cluster=cluster, after_each=check)
+    inv.assert_invariants(cluster, scenario.name, monitor=monitor, context="at the horizon")
