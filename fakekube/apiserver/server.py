@@ -348,7 +348,9 @@ class ApiServer:
 
     # ================================================================== create
     def create(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
-               dry_run: bool = False) -> dict[str, Any]:
+               dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
+        """Create an object. ``copy_result=False`` returns the stored object itself, for internal
+        callers that only read the result (never mutate it)."""
         rt = self.resource(resource)
         ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
                       if isinstance(body, dict) else namespace)
@@ -395,7 +397,7 @@ class ApiServer:
         if dry_run:
             return obj
         self._persist(rt, obj, "create", ADDED)
-        return deep_copy(obj)
+        return deep_copy(obj) if copy_result else obj
 
     def _generate_name(self, base: str) -> str:
         return base[:58] + self._names.name_suffix(5)
@@ -405,7 +407,7 @@ class ApiServer:
 
     # ================================================================== update
     def update(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
-               subresource: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+               subresource: str | None = None, dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
         rt = self.resource(resource)
         if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
             raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
@@ -413,10 +415,10 @@ class ApiServer:
         name = body["metadata"]["name"]
         self._react("update", rt, ns, name, subresource)
         return self._update(rt, ns, name, self._body(rt, body, ns), subresource, dry_run=dry_run,
-                            verb="update")
+                            verb="update", copy_result=copy_result)
 
     def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
-                dry_run: bool, verb: str) -> dict[str, Any]:
+                dry_run: bool, verb: str, copy_result: bool = True) -> dict[str, Any]:
         if subresource not in (None, "status"):
             raise NotFound(f"the server could not find the requested resource ({subresource} {rt.key})")
         if subresource == "status" and not rt.has_status:
@@ -466,7 +468,7 @@ class ApiServer:
         self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
                                                  subresource=subresource, dry_run=dry_run))
         if new == old:
-            return deep_copy(old)
+            return deep_copy(old) if copy_result else old
         if dry_run:
             return new
         if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
@@ -475,12 +477,12 @@ class ApiServer:
             self._remove(rt, new)
             return new
         self._persist(rt, new, verb, MODIFIED, subresource)
-        return deep_copy(new)
+        return deep_copy(new) if copy_result else new
 
     # ================================================================== patch
     def patch(self, resource: str | ResourceType, name: str, patch: Any, *, namespace: str | None = None,
               patch_type: str = "merge", subresource: str | None = None,
-              dry_run: bool = False) -> dict[str, Any]:
+              dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
         rt = self.resource(resource)
         ns = self._ns(rt, namespace)
         self._react("patch", rt, ns, name, subresource)
@@ -504,7 +506,8 @@ class ApiServer:
             if patched_meta.get(key) != old["metadata"].get(key):
                 patched_meta[key] = old["metadata"].get(key)
         new = self._body(rt, new, ns, copy=False)
-        return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch")
+        return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
+                            copy_result=copy_result)
 
     # ================================================================== subresources
     def create_subresource(self, resource: str | ResourceType, name: str, subresource: str,

@@ -585,7 +585,7 @@ class JobController:
         """``removeTrackingFinalizerPatch``: a strategic merge patch deleting the finalizer."""
         namespace, name = _pod_key(pod)
         self.client.patch("pods", name, {"metadata": {"$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER]}},
-                          namespace, patch_type="strategic")
+                          namespace, patch_type="strategic", copy_result=False)
 
     # ------------------------------------------------------------------ sync
     def _reconcile(self, key: Key) -> Result | None:
@@ -937,7 +937,7 @@ class JobController:
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
                 pod = self._pod_from_template(job, template, ix, ctx)
                 try:
-                    created = self.client.create(pod)
+                    created = self.client.create(pod, copy_result=False)  # only its name is read
                 except ApiError as err:
                     self._creation_observed(key)
                     active -= 1

@@ -374,7 +374,7 @@ class Kubelet:
                 return None
             mutate(pod, pod.setdefault("status", {}))
             try:
-                return self.client.update_status(pod)
+                return self.client.update_status(pod, copy_result=False)  # callers only read it
             except Conflict:
                 continue
             except NotFound:

@@ -42,7 +42,7 @@ class EventRecorder:
         try:
             if seen is not None:
                 ns, name, count = seen
-                self.client.patch("events", name, {"count": count + 1, "lastTimestamp": now}, ns)
+                self.client.patch("events", name, {"count": count + 1, "lastTimestamp": now}, ns, copy_result=False)
                 self._seen[key] = (ns, name, count + 1)
                 return
             stamp = _EPOCH_UNIX_NS + self.client.now
@@ -60,7 +60,7 @@ class EventRecorder:
                 if self.client.server.store.get("events", namespace, name) is None:
                     break
                 stamp += 1
-            self.client.create(body)
+            self.client.create(body, copy_result=False)
             self._seen[key] = (namespace, name, 1)
         except ApiError:
             return
