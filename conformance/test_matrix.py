@@ -53,7 +53,8 @@ def _holds_jobset(value: object) -> bool:
 
 def test_repo_examples_are_used_by_scenarios(scenarios: list[runner.Scenario]) -> None:
     used = {ref for sc in scenarios for ref in sc.example_refs()}
-    files = sorted(p.relative_to(runner.EXAMPLES_DIR).as_posix() for p in runner.EXAMPLES_DIR.rglob("*.yaml"))
+    files = sorted(p.relative_to(runner.EXAMPLES_DIR).as_posix()
+                   for p in [*runner.EXAMPLES_DIR.glob("*.yaml"), *runner.EXAMPLES_DIR.glob("nodes/*.yaml")])
     assert files, "examples/ is empty"
     unused = [f for f in files if f not in used]
     assert not unused, f"examples not referenced by any scenario: {unused}"

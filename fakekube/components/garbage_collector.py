@@ -86,7 +86,10 @@ class GarbageCollector:
         owners = meta.get("ownerReferences") or ()
         for owner in owners:
             self.dependents.setdefault(owner["uid"], {})[uid] = None
-        if owners:
+        # processGraphChanges: a dependent needs a look only when its owner references change and
+        # one of those owners is not (yet) in the graph; owners' own deletions enqueue their dependents.
+        old_owners = previous[1]["metadata"].get("ownerReferences") if previous is not None else None
+        if owners and owners != old_owners and any(o.get("uid") not in self.objects for o in owners):
             self.queue.enqueue(("dependent", uid))
         if meta.get("deletionTimestamp") and (ORPHAN in (meta.get("finalizers") or ())
                                               or FOREGROUND in (meta.get("finalizers") or ())):
@@ -121,7 +124,8 @@ class GarbageCollector:
         except StopIteration:
             return "dangling"
         try:
-            live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None)
+            live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None,
+                                   copy=False)
         except NotFound:
             return "dangling"
         meta = live["metadata"]

@@ -31,8 +31,9 @@ class Client:
         self.user_agent = user_agent
 
     # ------------------------------------------------------------------ reads
-    def get(self, kind: str, name: str, namespace: str | None = "default") -> dict[str, Any]:
-        return self.server.get(kind, name, namespace)
+    def get(self, kind: str, name: str, namespace: str | None = "default", *, copy: bool = True) -> dict[str, Any]:
+        """GET one object; ``copy=False`` returns the stored object for read-only use."""
+        return self.server.get(kind, name, namespace, copy=copy)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:

@@ -143,7 +143,7 @@ class PodStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)
         old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
-        if _mutable_view(new_spec, old_spec) != _mutable_view(old_spec, old_spec):
+        if new_spec != old_spec and _mutable_view(new_spec, old_spec) != _mutable_view(old_spec, old_spec):
             errors.append(FieldError.forbidden("spec", UPDATE_FORBIDDEN))
         old_gates = [g.get("name") for g in old_spec.get("schedulingGates") or []]
         new_gates = [g.get("name") for g in new_spec.get("schedulingGates") or []]
@@ -200,10 +200,10 @@ def _binding(server: ApiServer, rt: ResourceType, ns: str, name: str, body: dict
     if current:
         raise Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
                        f'assigned to node "{current}"', details={"name": name, "kind": "pods/binding"})
-    new = deep_copy(pod)
-    new["spec"]["nodeName"] = node
-    set_condition(new.setdefault("status", {}), {"type": "PodScheduled", "status": "True"},
-                  format_time(server.now))
+    # Stored objects are never mutated, so the new version may share untouched subtrees with the old.
+    new = {**pod, "metadata": dict(pod["metadata"]), "spec": {**pod["spec"], "nodeName": node},
+           "status": deep_copy(pod.get("status") or {})}
+    set_condition(new["status"], {"type": "PodScheduled", "status": "True"}, format_time(server.now))
     server._persist(rt, new, "bind", "MODIFIED", "binding")
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
