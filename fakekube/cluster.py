@@ -12,6 +12,7 @@ controller, scheduler, kubelet or DNS; a test drives status by hand.
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -20,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from fakekube._core.clock import SimTime, seconds, to_datetime
+from fakekube._core.clock import seconds, to_datetime
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
@@ -32,7 +33,7 @@ from fakekube.components.garbage_collector import GarbageCollector
 from fakekube.components.job_controller import JobController
 from fakekube.components.kubelet import Kubelet
 from fakekube.components.scheduler import Scheduler
-from fakekube.errors import ApiError, NotFound, UsageError
+from fakekube.errors import NotFound, UsageError
 from fakekube.machinery import patch as patching
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
@@ -183,8 +184,8 @@ class FakeCluster:
         return f"10.0.{n // 250}.{n % 250 + 1}"
 
     def add_nodes(self, count: int, name_prefix: str = "node", labels: dict[str, str] | None = None,
-                  capacity: dict[str, Any] | None = None, taints: list[dict[str, Any]] | None = None
-                  ) -> list[dict[str, Any]]:
+                  capacity: dict[str, Any] | None = None, taints: builtins.list[dict[str, Any]] | None = None
+                  ) -> builtins.list[dict[str, Any]]:
         """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
         if not isinstance(count, int) or count < 0:
             raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
@@ -273,7 +274,7 @@ class FakeCluster:
     # ================================================================== events and faults
     def events(self, involved: dict[str, Any] | None = None, *, reason: str | None = None,
                namespace: str | None = None, kind: str | None = None, name: str | None = None
-               ) -> list[dict[str, Any]]:
+               ) -> builtins.list[dict[str, Any]]:
         """Recorded core/v1 Events, oldest first, optionally about one object or with one reason."""
         items = self.client.list("events", namespace)
         out = []
@@ -363,5 +364,3 @@ class WatchStream:
     def types(self) -> list[str]:
         return [e.type for e in self.events]
 
-
-_ = (ApiError, SimTime)
