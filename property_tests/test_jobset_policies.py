@@ -81,10 +81,10 @@ def test_completed_exactly_when_the_success_policy_is_satisfied(data: st.DataObj
     name = js["metadata"]["name"]
     spec = _stored(js)["spec"]
     finite = {r["name"]: data.draw(st.booleans(), f"finite[{r['name']}]") for r in spec["replicatedJobs"]}
-    scripts = s.PodScripts((s.PodScript(f"{c.JOBSET_NAME_KEY}={name}", None, 0, 0.0),) + tuple(
-        s.PodScript(f"{c.JOBSET_NAME_KEY}={name},{c.REPLICATED_JOB_NAME_KEY}={r}",
-                    float(data.draw(st.integers(1, 20), f"duration[{r}]")) if fin else None, 0, 0.0)
-        for r, fin in finite.items()))
+    per_rjob = tuple(s.PodScript(f"{c.JOBSET_NAME_KEY}={name},{c.REPLICATED_JOB_NAME_KEY}={r}",
+                                 float(data.draw(st.integers(1, 20), f"duration[{r}]")) if fin else None, 0, 0.0)
+                     for r, fin in finite.items())
+    scripts = s.PodScripts((s.PodScript(f"{c.JOBSET_NAME_KEY}={name}", None, 0, 0.0), *per_rjob))
     cluster, monitor = _start(js, scripts)
     for _ in range(6):
         cluster.advance(30)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakekube import FakeCluster
+from fakekube import FakeCluster, NotFound
 from jobset_ref.api import constants as c
 from jobset_ref.testing import invariants as inv
 from jobset_ref.testing import strategies as s
@@ -23,7 +23,7 @@ def end_state(cluster: FakeCluster, name: str) -> dict[str, Any]:
     """What must not depend on timing: the JobSet's status (without timestamps) and its Jobs."""
     try:
         js = cluster.get(inv.JOBSETS, name)
-    except Exception:  # noqa: BLE001 - NotFound (e.g. TTL) is a valid end state
+    except NotFound:  # e.g. deleted by TTL: a valid end state
         return {"jobset": None, "jobs": sorted(j["metadata"]["name"] for j in cluster.list("jobs"))}
     status = js.get("status") or {}
     jobs = []
@@ -45,7 +45,9 @@ def end_state(cluster: FakeCluster, name: str) -> dict[str, Any]:
 def _converging_scenarios(fault_kinds: tuple[str, ...], max_faults: int) -> st.SearchStrategy[s.Scenario]:
     js = s.jobsets(suspend=st.none(), managed_by=st.none(), exclusive_placement=False, success_policy=False,
                    ttl_seconds_after_finished=st.none())
-    return s.scenarios(jobsets_strategy=js, fault_kinds=fault_kinds, max_faults=max_faults, horizon=120, forever=False)
+    # Pods all succeed: with failures racing completions the end state legitimately depends on timing.
+    return s.scenarios(jobsets_strategy=js, fault_kinds=fault_kinds, max_faults=max_faults, horizon=120, forever=False,
+                       exit_codes=st.just(0))
 
 
 @settings(max_examples=30)

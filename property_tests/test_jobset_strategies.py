@@ -106,7 +106,7 @@ def test_from_manifest_keeps_upstream_examples_admissible(data: st.DataObject) -
 def test_drawn_values_print_as_python(scenario: s.Scenario) -> None:
     namespace = {name: getattr(s, name) for name in s.__all__}
     for value in (scenario.shape, scenario.scripts, scenario.timeline):
-        assert eval(repr(value), namespace) == value  # noqa: S307 - round trip of our own reprs
+        assert eval(repr(value), namespace) == value
 
 
 @pytest.mark.parametrize("make", [

@@ -645,8 +645,20 @@ class Scheduler:
                     if best is None or k < best:
                         best = k
             return None if best is None else best[1]
+        # A domain already known to hold a pod this pod must avoid rules out all its nodes: skip
+        # them without filtering (keeps exclusive placement linear in the number of domains' nodes
+        # it looks at, not nodes x leaders).
+        keys = {t.topology_key for t in at.anti_terms}
+        anti_key = next(iter(keys)) if len(keys) == 1 else None
+        terms = range(len(at.anti_terms))
+        memo = at.anti_memo
         for _, name in self._order:
-            if self._filter(self._nodes[name], at) is None:
+            node = self._nodes[name]
+            if anti_key is not None:
+                domain = node.labels.get(anti_key)
+                if domain is not None and any(memo.get((i, domain)) for i in terms):
+                    continue
+            if self._filter(node, at) is None:
                 return name
         return None
 

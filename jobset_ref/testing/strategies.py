@@ -1508,8 +1508,10 @@ class Scenario:
 def scenarios(*, jobsets_strategy: SearchStrategy[dict[str, Any]] | None = None,
               shapes: SearchStrategy[ClusterShape] | None = None, fault_kinds: Sequence[str] = FAULT_KINDS,
               max_faults: int = 4, horizon: float = 120, feature_gates: Mapping[str, bool] | None = None,
-              forever: Feature = None) -> SearchStrategy[Scenario]:
-    """:class:`Scenario` values: a JobSet, a cluster, pod scripts and a fault timeline within ``horizon``."""
+              forever: Feature = None, exit_codes: SearchStrategy[int] | None = None) -> SearchStrategy[Scenario]:
+    """:class:`Scenario` values: a JobSet, a cluster, pod scripts (``forever``/``exit_codes`` as in
+    :func:`pod_scripts`) and a fault timeline of up to ``max_faults`` faults of ``fault_kinds``
+    within ``horizon``."""
     if jobsets_strategy is not None:
         _check_strategy("jobsets_strategy", jobsets_strategy)
     if shapes is not None:
@@ -1522,7 +1524,7 @@ def scenarios(*, jobsets_strategy: SearchStrategy[dict[str, Any]] | None = None,
     def build(draw: st.DrawFn) -> Scenario:
         js = draw(js_strategy)
         shape = draw(shape_strategy)
-        scripts = draw(pod_scripts(js, max_duration=max(1.0, horizon / 2), forever=forever))
+        scripts = draw(pod_scripts(js, max_duration=max(1.0, horizon / 2), forever=forever, exit_codes=exit_codes))
         timeline = draw(fault_timelines(js, max_size=max_faults, horizon=horizon * 0.75, kinds=fault_kinds,
                                         nodes=len(shape.nodes)))
         return Scenario(js, shape, scripts, timeline, horizon, gates)
