@@ -24,6 +24,8 @@ from fractions import Fraction
 from typing import Any
 
 from fakekube.errors import ApiError, FieldError, Invalid, NotFound, ResourceName, go_quote
+from fakekube.machinery.validation import is_dns1035_label, is_dns1123_subdomain
+from fakekube.machinery.validation import regex_error as _regex_error
 from jobset_ref.api import constants as c
 from jobset_ref.api.models import (
     FailurePolicyAction,
@@ -61,17 +63,6 @@ NIL_PATH = "<nil>"
 
 # --------------------------------------------------------------------------- library validators
 
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_ERR = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
 _LABEL_VALUE_FMT = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
 _LABEL_VALUE_ERR = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
@@ -79,23 +70,9 @@ _LABEL_VALUE_ERR = (
 )
 _HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
 
-_DNS1035_RE = re.compile(_DNS1035_LABEL_FMT)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
 _LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 _HTTP_PATH_RE = re.compile(_HTTP_PATH_FMT)
 _RULE_NAME_RE = re.compile(c.RULE_NAME_FMT.removeprefix("^").removesuffix("$"))
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``validation.RegexError``."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    text = msg + " (e.g. "
-    for i, example in enumerate(examples):
-        if i > 0:
-            text += " or "
-        text += f"'{example}', "
-    return text + f"regex used for validation is '{fmt}')"
 
 
 def _golen(s: str) -> int:
@@ -103,28 +80,12 @@ def _golen(s: str) -> int:
     return len(s.encode("utf-8", "surrogatepass"))
 
 
-def is_dns1035_label(value: str) -> list[str]:
-    """``validation.IsDNS1035Label``."""
-    errs: list[str] = []
-    if _golen(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _DNS1035_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """``validation.IsDNS1123Subdomain``."""
-    errs: list[str] = []
-    if _golen(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
 def is_valid_label_value(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``."""
+    """``content.IsLabelValue`` as the webhook's apimachinery v0.36.3 has it.
+
+    Unlike the 1.34 API server that fakekube models (``fakekube.machinery.validation``), this
+    library version says ``bytes`` in the length message, so the webhook keeps its own copy.
+    """
     errs: list[str] = []
     if _golen(value) > 63:
         errs.append("must be no more than 63 bytes")
