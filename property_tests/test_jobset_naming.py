@@ -97,3 +97,22 @@ def test_exclusive_placement_gives_each_job_its_own_domain(data: st.DataObject) 
     exclusive_jobs = [j for j in snap.current_jobs() if c.EXCLUSIVE_KEY in (j["metadata"].get("annotations") or {})]
     placed = [j for j in exclusive_jobs if any(p["spec"].get("nodeName") for p in snap.pods_of(j))]
     assert len(placed) <= pools
+
+
+@settings(max_examples=25)
+@given(st.sampled_from(["InOrder", "dependsOn"]), st.data())
+def test_in_order_and_depends_on_never_start_a_later_replicated_job_early(order: str, data: st.DataObject) -> None:
+    """Pods become ready a few seconds after they start, so a too-early start is visible."""
+    js = data.draw(s.jobsets(startup_policy=order == "InOrder", depends_on=order == "dependsOn", min_replicas=1,
+                             min_replicated_jobs=2, suspend=st.sampled_from([None, True]), managed_by=st.none(),
+                             exclusive_placement=False), "jobset")
+    name = js["metadata"]["name"]
+    scripts = s.PodScripts((s.PodScript(f"{c.JOBSET_NAME_KEY}={name}", float(data.draw(st.integers(5, 20))), 0,
+                                        float(data.draw(st.integers(0, 3)))),))
+    cluster = _run_and_check(js, s.ClusterShape(tuple(s.NodeShape(f"n{i}") for i in range(3))), scripts, {},
+                             steps=(0, 1, 2, 4, 8))
+    if js["spec"].get("suspend"):
+        cluster.patch(inv.JOBSETS, name, {"spec": {"suspend": False}})
+        for _ in range(4):
+            cluster.advance(3)
+            inv.assert_invariants(cluster, name, context="after resume")

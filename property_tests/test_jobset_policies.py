@@ -114,6 +114,26 @@ def test_completed_exactly_when_the_success_policy_is_satisfied(data: st.DataObj
     assert sum(1 for r in done_jobs if r in targets) >= expected, (done_jobs, policy)
 
 
+@settings(max_examples=20)
+@given(st.data())
+def test_all_with_targets_ignores_other_replicated_jobs(data: st.DataObject) -> None:
+    """``All`` + targets: the JobSet completes when the targets' Jobs do, even if others never finish."""
+    js = data.draw(s.jobsets(min_replicated_jobs=2, min_replicas=1, suspend=st.none(), managed_by=st.none(),
+                             exclusive_placement=False, depends_on=False, startup_policy=False,
+                             ttl_seconds_after_finished=st.none()), "jobset")
+    names = [r["name"] for r in js["spec"]["replicatedJobs"]]
+    targets = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names) - 1, unique=True), "targets")
+    js["spec"]["successPolicy"] = {"operator": "All", "targetReplicatedJobs": targets}
+    name = js["metadata"]["name"]
+    scripts = s.PodScripts((s.PodScript(f"{c.JOBSET_NAME_KEY}={name}", None, 0, 0.0), *(
+        s.PodScript(f"{c.JOBSET_NAME_KEY}={name},{c.REPLICATED_JOB_NAME_KEY}={t}", 5.0, 0, 0.0) for t in targets)))
+    cluster, monitor = _start(js, scripts)
+    cluster.advance(60)
+    inv.assert_invariants(cluster, name, monitor=monitor)
+    live = cluster.get(inv.JOBSETS, name)
+    assert live["status"].get("terminalState") == "Completed", (targets, live["status"])
+
+
 # =============================================================================== failure policy
 
 

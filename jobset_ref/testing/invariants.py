@@ -9,10 +9,11 @@ Two kinds:
   Those marked *settled* hold only once the controllers have caught up (the loop is idle at
   this instant and no requeue or delayed watch event is pending); :func:`check_jobset` takes
   ``settled=``.
-* **History checks** (:class:`Monitor`) watch JobSets, Jobs and Pods from the start and replay
-  every event in resourceVersion order: terminalState never changes once set, restarts never
-  decrease, at most one Job per (replicatedJob, index, attempt), and InOrder / dependsOn never
-  start a later ReplicatedJob early.
+* **History checks** (:class:`Monitor`) watch JobSets and Jobs from the start and replay every
+  event in resourceVersion order: terminalState never changes once set, restarts never
+  decrease, at most one Job per (replicatedJob, index, attempt), no Job of an older attempt
+  exists when a restart is reported finished (``RestartingJobSet=False``/``JobsReady``), and
+  InOrder / dependsOn never start a later ReplicatedJob early.
 
 :func:`assert_invariants` runs everything and raises ``AssertionError`` listing every violation
 with the object it concerns.
@@ -717,6 +718,7 @@ class Monitor:
         self._slots: dict[tuple[str, str, int, int, str], str] = {}
         self._jobs: dict[str, _JobHistory] = {}  # job uid → history
         self._job_suspended: dict[str, bool] = {}
+        self._live: dict[str, dict[str, tuple[str, int]]] = {}  # jobset uid → job uid → (name, attempt)
         self.events_seen = 0
 
     def _new_events(self) -> list[tuple[int, int, str, dict[str, Any]]]:
@@ -770,6 +772,14 @@ class Monitor:
                                  f"(restarts, restartsCountTowardsMax) went {before} -> {restarts}"))
         self._restarts[uid] = (max(before[0], restarts[0]), max(before[1], restarts[1]))
         self._suspended[uid] = (js.get("spec") or {}).get("suspend") is True
+        restarting = _cond(js, c.JOBSET_RESTARTING)
+        if (etype != "DELETED" and restarting is not None and restarting.get("status") == "False"
+                and restarting.get("reason") == c.RESTARTING_JOBSET_REASON_JOBS_READY):
+            for name, attempt in sorted((self._live.get(uid) or {}).values()):
+                if attempt < restarts[0]:
+                    out.append(Violation("stale-attempt", subject,
+                                         f"restart to attempt {restarts[0]} reported finished (JobsReady) while "
+                                         f"Job {name} of attempt {attempt} still exists"))
         return out
 
     # ---- Jobs
@@ -792,8 +802,11 @@ class Monitor:
                                      f"a second Job (uid {uid[:8]}, first {other[:8]}) for replicatedJob {hist.rjob} "
                                      f"index {hist.index} attempt {hist.attempt}/{hist.job_attempt or '-'}"))
             self._slots[slot] = uid
+        live = self._live.setdefault(js_uid, {})
         if etype == "DELETED":
+            live.pop(uid, None)
             return out
+        live[uid] = (hist.name, hist.attempt)
         bucket = _bucket(job)
         hist.ever_complete |= bucket == "successful"
         hist.ever_failed |= bucket == "failed"

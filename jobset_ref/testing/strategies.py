@@ -464,7 +464,10 @@ def jobsets(
                 reserve = remaining_jobs * min_replicas * min_parallelism
                 hi_r = min(hi_r, (budget - reserve) // max(min_parallelism, 1)) if min_parallelism else hi_r
             hi_r = max(hi_r, min_replicas)
-            r = draw(st.integers(min_replicas, hi_r))
+            if min_replicas == 0 and hi_r >= 1:  # zero replicas is valid but rarely interesting
+                r = draw(st.integers(1, hi_r)) if draw(st.integers(0, 5)) else 0
+            else:
+                r = draw(st.integers(min_replicas, hi_r))
             hi_p = max_parallelism
             if budget is not None and r:
                 reserve = remaining_jobs * min_replicas * min_parallelism
