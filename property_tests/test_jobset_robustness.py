@@ -51,15 +51,19 @@ def _converging_scenarios(fault_kinds: tuple[str, ...], max_faults: int) -> st.S
 
 
 @settings(max_examples=30)
-@given(_converging_scenarios(TIMING_FAULTS, 4), st.integers(0, 3))
-def test_same_end_state_under_restarts_conflicts_and_delays(scenario: s.Scenario, seed: int) -> None:
+@given(_converging_scenarios(TIMING_FAULTS, 4), st.integers(0, 3), st.data())
+def test_same_end_state_under_restarts_conflicts_and_delays(scenario: s.Scenario, seed: int,
+                                                            data: st.DataObject) -> None:
+    # Some faults are armed before the JobSet is applied, so they can hit its first writes.
+    armed = data.draw(s.fault_timelines(scenario.jobset, max_size=2, horizon=1, kinds=("conflict", "delay-watch")),
+                      "armed").faults
     calm = s.Scenario(scenario.jobset, scenario.shape, scenario.scripts, s.FaultTimeline(()), scenario.horizon)
     baseline, _ = calm.run(seed)
-    cluster, log = scenario.run(seed)
+    cluster, log = scenario.run(seed, armed=armed)
     cluster.clear_faults()
     cluster.advance(60)  # let every backoff and delayed event land
     baseline.advance(60)
-    assert end_state(cluster, scenario.name) == end_state(baseline, scenario.name), log
+    assert end_state(cluster, scenario.name) == end_state(baseline, scenario.name), (armed, log)
     inv.assert_invariants(cluster, scenario.name, context=f"after {log}")
 
 

@@ -1488,21 +1488,26 @@ class Scenario:
     def namespace(self) -> str:
         return str(self.jobset["metadata"].get("namespace") or "default")
 
-    def start(self, seed: int = 0, *, shuffle_ties: bool = False) -> FakeCluster:
-        """The cluster with everything applied, at t=0 (before any fault)."""
+    def start(self, seed: int = 0, *, shuffle_ties: bool = False, armed: Sequence[Fault] = ()) -> FakeCluster:
+        """The cluster with everything applied, at t=0 (before any timeline fault). ``armed``
+        faults (e.g. :class:`InjectConflict`, :class:`DelayWatch`) are applied just before the
+        JobSet, so they can hit its very first writes."""
         from jobset_ref.installation import install  # late: it imports the controller
 
         cluster = FakeCluster(seed, shuffle_ties=shuffle_ties)
         self.shape.apply(cluster)
         install(cluster, feature_gates=self.feature_gates or None)
         self.scripts.apply(cluster)
+        ctx = FaultContext(self.name, self.namespace)
+        for fault in armed:
+            fault.apply(cluster, ctx)
         cluster.apply(copy.deepcopy(self.jobset))
         return cluster
 
     def run(self, seed: int = 0, *, shuffle_ties: bool = False,
             after_each: Callable[[FakeCluster, Fault, str], None] | None = None,
-            cluster: FakeCluster | None = None) -> tuple[FakeCluster, list[str]]:
-        cluster = cluster if cluster is not None else self.start(seed, shuffle_ties=shuffle_ties)
+            cluster: FakeCluster | None = None, armed: Sequence[Fault] = ()) -> tuple[FakeCluster, list[str]]:
+        cluster = cluster if cluster is not None else self.start(seed, shuffle_ties=shuffle_ties, armed=armed)
         hook = None if after_each is None else (lambda f, line: after_each(cluster, f, line))
         log = self.timeline.run(cluster, self.name, namespace=self.namespace, until=self.horizon, after_each=hook)
         return cluster, log
