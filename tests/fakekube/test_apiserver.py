@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import AlreadyExists, ApiError, BadRequest, Conflict, FakeCluster, Invalid, NotFound, UsageError
+from fakekube.testing import make_configmap
 
 
 @pytest.fixture
@@ -12,8 +13,7 @@ def cluster() -> FakeCluster:
     return FakeCluster(seed=0, simulate=False)
 
 
-def cm(name: str = "c", **data: str) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": dict(data)}
+cm = make_configmap
 
 
 def pod(name: str = "p", **extra: object) -> dict:

@@ -10,16 +10,13 @@ import pytest
 from fakekube.apiserver.kinds.jobs import IndexSet, validate_indexes_format
 from fakekube.cluster import FakeCluster
 from fakekube.errors import Invalid
+from fakekube.testing import make_job
 
 T0 = "2030-01-01T00:00:00Z"
 T5 = "2030-01-01T00:00:05Z"
 
 
-def job(name: str = "pi", **spec: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"template": {"spec": {"restartPolicy": "Never",
-                                                  "containers": [{"name": "c", "image": "busybox"}]}}}
-    body.update(spec)
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": body}
+job = make_job
 
 
 @pytest.fixture

@@ -11,15 +11,12 @@ from fakekube._core.clock import format_time, seconds
 from fakekube.cluster import FakeCluster
 from fakekube.components.garbage_collector import GarbageCollector
 from fakekube.components.job_controller import JobController
+from fakekube.testing import make_job
 
 FINALIZER = "batch.kubernetes.io/job-tracking"
 
 
-def job(name: str = "pi", **spec: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"template": {"spec": {"restartPolicy": "Never",
-                                                  "containers": [{"name": "c", "image": "busybox"}]}}}
-    body.update(spec)
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": body}
+job = make_job
 
 
 @pytest.fixture
