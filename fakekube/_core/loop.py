@@ -58,8 +58,11 @@ class LoopStatistics:
 class EventLoop:
     """Virtual-time scheduler; the only place the clock moves."""
 
-    def __init__(self, trace: Trace, *, tie_stream: Stream | None = None) -> None:
+    def __init__(self, trace: Trace, *, tie_stream: Stream | None = None,
+                 max_steps_per_instant: int = 250_000) -> None:
         self.now: SimTime = 0
+        self.max_steps_per_instant = max_steps_per_instant
+        self._instant_steps = 0
         self.trace = trace
         self._queue: list[tuple[SimTime, int, float, int, Handle]] = []
         self._seq = itertools.count()
@@ -96,6 +99,15 @@ class EventLoop:
         when, _, _, _, handle = heapq.heappop(self._queue)
         if handle.cancelled:
             return
+        if when == self.now:
+            self._instant_steps += 1
+            if self._instant_steps > self.max_steps_per_instant:
+                self._instant_steps = 0
+                raise self._budget_error(
+                    f"livelock: more than {self.max_steps_per_instant} events at t={format_offset(when)} "
+                    "without virtual time moving (a controller keeps re-triggering itself?)")
+        else:
+            self._instant_steps = 1
         self.now = when
         self.steps += 1
         handle.cancelled = True

@@ -112,3 +112,15 @@ def test_seed_streams_are_independent_and_stable() -> None:
     assert SeedTree(7).stream("x").uid() != SeedTree(8).stream("x").uid()
     uid = SeedTree(0).stream("u").uid()
     assert len(uid) == 36 and uid[14] == "4"
+
+
+def test_a_livelock_inside_advance_fails_fast_naming_the_instant() -> None:
+    loop = make_loop(max_steps_per_instant=500)
+
+    def forever() -> None:
+        loop.call_soon(forever)
+
+    loop.call_later(2 * SECOND, forever)
+    with pytest.raises(SimulationError, match=r"livelock: more than 500 events at t=00:00:02\.000"):
+        loop.advance(10 * SECOND)
+    assert loop.now == 2 * SECOND
