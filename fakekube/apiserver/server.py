@@ -460,7 +460,7 @@ class ApiServer:
             self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
-        errors = v.validate_object_meta_update(meta, old_meta)
+        errors = v.validate_object_meta_update(meta, old_meta, old_is_valid=True)
         errors += (strategy.validate_status_update(new, old) if subresource == "status"
                    else strategy.validate_update(new, old))
         if errors:

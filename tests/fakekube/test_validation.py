@@ -389,3 +389,12 @@ def test_validators_never_crash_and_agree_on_validity(s: str) -> None:
 @given(st.text(alphabet="ab-", min_size=2, max_size=10))
 def test_generate_name_prefix_is_valid_iff_masked_name_is(s: str) -> None:
     assert v.name_is_dns_subdomain(s, True) == v.is_dns1123_subdomain(v.mask_trailing_dash(s))
+
+
+def test_meta_update_revalidates_unchanged_maps_unless_old_is_known_valid() -> None:
+    old = {"name": "a", "namespace": "d", "resourceVersion": "1", "labels": {"bad key": "x"}}
+    new = dict(old)
+    assert [e.field for e in v.validate_object_meta_update(new, old)] == ["metadata.labels"]
+    assert v.validate_object_meta_update(new, old, old_is_valid=True) == []
+    changed = dict(old, labels={"bad key": "y"})
+    assert [e.field for e in v.validate_object_meta_update(changed, old, old_is_valid=True)] == ["metadata.labels"]
