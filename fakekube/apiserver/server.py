@@ -348,13 +348,18 @@ class ApiServer:
 
     # ================================================================== create
     def create(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
-               dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
-        """Create an object. ``copy_result=False`` returns the stored object itself, for internal
-        callers that only read the result (never mutate it)."""
+               dry_run: bool = False, copy_result: bool = True, fresh_body: bool = False) -> dict[str, Any]:
+        """Create an object.
+
+        ``copy_result=False`` returns the stored object itself, for internal callers that only
+        read the result. ``fresh_body=True`` lets the server keep ``body`` instead of copying it:
+        only for a caller that built it for this call, shares nothing mutable with it, and never
+        touches it again.
+        """
         rt = self.resource(resource)
         ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
                       if isinstance(body, dict) else namespace)
-        obj = self._body(rt, body, ns)
+        obj = self._body(rt, body, ns, copy=not fresh_body)
         meta = obj["metadata"]
         self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
         if meta.get("resourceVersion"):
@@ -407,15 +412,17 @@ class ApiServer:
 
     # ================================================================== update
     def update(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
-               subresource: str | None = None, dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
+               subresource: str | None = None, dry_run: bool = False, copy_result: bool = True,
+               fresh_body: bool = False) -> dict[str, Any]:
+        """Update (PUT) an object or its ``status``; ``copy_result``/``fresh_body`` as for :meth:`create`."""
         rt = self.resource(resource)
         if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
             raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
         ns = self._ns(rt, namespace if namespace is not None else body["metadata"].get("namespace"))
         name = body["metadata"]["name"]
         self._react("update", rt, ns, name, subresource)
-        return self._update(rt, ns, name, self._body(rt, body, ns), subresource, dry_run=dry_run,
-                            verb="update", copy_result=copy_result)
+        return self._update(rt, ns, name, self._body(rt, body, ns, copy=not fresh_body), subresource,
+                            dry_run=dry_run, verb="update", copy_result=copy_result)
 
     def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
                 dry_run: bool, verb: str, copy_result: bool = True) -> dict[str, Any]:
@@ -546,7 +553,9 @@ class ApiServer:
             raise NotFound.for_object(rt.names, name)
         old_meta = old["metadata"]
         self._check_preconditions(rt, name, old_meta, preconditions or {})
-        new = deep_copy(old)
+        # Deletion only changes metadata: the new version shares everything else with the stored
+        # (never mutated) old one.
+        new = {**old, "metadata": deep_copy(old_meta)}
         meta = new["metadata"]
         finalizers = list(meta.get("finalizers") or [])
         policy = propagation_policy

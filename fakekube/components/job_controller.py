@@ -937,7 +937,8 @@ class JobController:
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
                 pod = self._pod_from_template(job, template, ix, ctx)
                 try:
-                    created = self.client.create(pod, copy_result=False)  # only its name is read
+                    # The pod was built for this call (fresh dicts) and only its name is read.
+                    created = self.client.create(pod, copy_result=False, fresh_body=True)
                 except ApiError as err:
                     self._creation_observed(key)
                     active -= 1

@@ -374,7 +374,9 @@ class Kubelet:
                 return None
             mutate(pod, pod.setdefault("status", {}))
             try:
-                return self.client.update_status(pod, copy_result=False)  # callers only read it
+                # The body is ours alone (fresh metadata and status; spec shared with the frozen
+                # stored pod), and callers only read the result: no copies either way.
+                return self.client.update_status(pod, copy_result=False, fresh_body=True)
             except Conflict:
                 continue
             except NotFound:

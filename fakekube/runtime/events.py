@@ -60,7 +60,7 @@ class EventRecorder:
                 if self.client.server.store.get("events", namespace, name) is None:
                     break
                 stamp += 1
-            self.client.create(body, copy_result=False)
+            self.client.create(body, copy_result=False, fresh_body=True)
             self._seen[key] = (namespace, name, 1)
         except ApiError:
             return
