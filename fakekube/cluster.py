@@ -103,6 +103,7 @@ class FakeCluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         self.simulate = simulate
+        self._nodes_added = 0
         self.components: dict[str, Component] = {}
         if simulate:
             self.gc = GarbageCollector(self.runtime)
@@ -180,7 +181,9 @@ class FakeCluster:
         return self.api.create("nodes", node)
 
     def _node_ip(self) -> str:
-        n = self.api.store.count("nodes") + 1
+        """InternalIPs in registration order; never reused, even after a node is removed."""
+        self._nodes_added += 1
+        n = self._nodes_added
         return f"10.0.{n // 250}.{n % 250 + 1}"
 
     def add_nodes(self, count: int, name_prefix: str = "node", labels: dict[str, str] | None = None,

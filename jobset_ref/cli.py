@@ -199,7 +199,7 @@ def simulate(args: argparse.Namespace) -> int:
     until = parse_duration(args.until)
     faults = sorted((parse_fault(f) for f in args.fail), key=lambda f: f[1])
     gates = parse_gates(args.feature_gates)
-    extra_labels = dict(parse_gates_like_labels(args.node_labels))
+    extra_labels = dict(parse_labels(args.node_labels))
     cluster = FakeCluster(seed=args.seed)
     jobset_ref.install(cluster, feature_gates=gates)
     _check_kinds(cluster, docs)
@@ -255,7 +255,7 @@ def simulate(args: argparse.Namespace) -> int:
     return EXIT_REJECTED if rejected else 0
 
 
-def parse_gates_like_labels(text: str) -> list[tuple[str, str]]:
+def parse_labels(text: str) -> list[tuple[str, str]]:
     pairs = []
     for item in filter(None, (text or "").split(",")):
         key, sep, value = item.partition("=")

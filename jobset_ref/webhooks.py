@@ -108,13 +108,12 @@ class PodDefaulter:
     def admit(self, request: AdmissionRequest) -> None:
         if request.operation != "CREATE":
             return
+        # request.obj is the API server's private copy: mutate it in place.
         try:
-            mutated = default_pod(request.obj, leader_candidates=self._candidates,
-                                  get_node=lambda node: request.server.get("nodes", node))
+            default_pod(request.obj, leader_candidates=self._candidates, in_place=True,
+                        get_node=lambda node: request.server.get("nodes", node, copy=False))
         except ApiError as err:
             raise denial_through_apiserver(err, self.name) from None
-        request.obj.clear()
-        request.obj.update(mutated)
 
     def _candidates(self, namespace: str, prefix: str) -> list[dict[str, Any]]:
         """The ``podName`` field index of the manager's cache (not a namespace scan)."""

@@ -102,10 +102,8 @@ class Watch:
             kind = DELETED if was_matching else None
         if kind is None:
             return
-        obj = event.obj
-        if kind == DELETED and event.type != DELETED:
-            obj = event.obj  # stopped matching: the new state, as the watch cache sends it
-        self._queue(WatchEvent(kind, obj), extra_delay)
+        # An object that stopped matching is sent as DELETED with its new state, as the watch cache does.
+        self._queue(WatchEvent(kind, event.obj), extra_delay)
 
     def _queue(self, event: WatchEvent, extra_delay: SimTime = 0) -> None:
         if self.stopped:
@@ -212,10 +210,11 @@ class ApiServer:
             meta = obj["metadata"] = {}
         if not isinstance(meta, dict):
             raise BadRequest(f"metadata of a {rt.kind} must be an object")
-        if obj.get("kind") not in (None, "", rt.kind) or obj.get("apiVersion") not in (None, "", rt.api_version):
-            raise BadRequest(f"the API version in the data ({obj.get('apiVersion')}) does not match the expected "
-                             f"API version ({rt.api_version})" if obj.get("apiVersion") != rt.api_version else
-                             f"the kind in the data ({obj.get('kind')}) does not match the expected kind ({rt.kind})")
+        if obj.get("apiVersion") not in (None, "", rt.api_version):
+            raise BadRequest(f"the API version in the data ({obj['apiVersion']}) does not match the expected "
+                             f"API version ({rt.api_version})")
+        if obj.get("kind") not in (None, "", rt.kind):
+            raise BadRequest(f"the kind in the data ({obj['kind']}) does not match the expected kind ({rt.kind})")
         obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
         for key in OMIT_EMPTY_METADATA:  # Go's omitempty: an empty list or map is not stored
             if key in meta and not meta[key]:

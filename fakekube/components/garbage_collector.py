@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube.apiserver.server import WatchEvent
-from fakekube.errors import ApiError, Conflict, NotFound
+from fakekube.errors import Conflict, NotFound
 from fakekube.runtime.context import Runtime
 
 __all__ = ["GarbageCollector"]
@@ -35,6 +35,7 @@ class GarbageCollector:
         self.objects: dict[str, tuple[Ref, dict[str, Any]]] = {}
         self.dependents: dict[str, dict[str, None]] = {}
         self._watches: dict[str, Any] = {}
+        self._crds: Any = None
         self.queue = rt.controller("garbage-collector", self._process)
 
     # ------------------------------------------------------------------ lifecycle
@@ -49,6 +50,9 @@ class GarbageCollector:
         for watch in self._watches.values():
             watch.stop()
         self._watches.clear()
+        if self._crds is not None:
+            self._crds.stop()
+            self._crds = None
 
     def _watch(self, key: str) -> None:
         if key in self._watches or key == "events":
@@ -211,5 +215,3 @@ class GarbageCollector:
             self.client.update(live)
         except (NotFound, Conflict):
             self._enqueue_owner(live["metadata"]["uid"])
-        except ApiError:
-            raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube._core.clock import EPOCH, format_time
-from fakekube.errors import ApiError
+from fakekube.errors import AlreadyExists, ApiError
 from fakekube.runtime.client import Client
 
 __all__ = ["NORMAL", "WARNING", "EventRecorder"]
@@ -27,6 +27,7 @@ class EventRecorder:
         self.component = component
         self.host = host
         self._seen: dict[tuple[str, ...], tuple[str, str, int]] = {}
+        self._last_stamp: dict[tuple[str, str], int] = {}
 
     def event(self, obj: dict[str, Any], type_: str, reason: str, message: str, *, action: str = "") -> None:
         """Record ``reason``/``message`` about ``obj``; failures to write are dropped, as client-go does."""
@@ -45,7 +46,10 @@ class EventRecorder:
                 self.client.patch("events", name, {"count": count + 1, "lastTimestamp": now}, ns, copy_result=False)
                 self._seen[key] = (ns, name, count + 1)
                 return
-            stamp = _EPOCH_UNIX_NS + self.client.now
+            # Names are <object>.<hex UnixNano>; several events about one object in one virtual
+            # nanosecond take the next nanoseconds (AlreadyExists covers other recorders).
+            last = self._last_stamp.get((namespace, meta.get("name", "")), -1)
+            stamp = max(_EPOCH_UNIX_NS + self.client.now, last + 1)
             while True:
                 name = f"{meta.get('name', '')}.{stamp:x}"
                 body = {"apiVersion": "v1", "kind": "Event",
@@ -57,10 +61,12 @@ class EventRecorder:
                         "reportingComponent": self.component, "reportingInstance": self.host}
                 if action:
                     body["action"] = action
-                if self.client.server.store.get("events", namespace, name) is None:
+                try:
+                    self.client.create(body, copy_result=False, fresh_body=True)
                     break
-                stamp += 1
-            self.client.create(body, copy_result=False, fresh_body=True)
+                except AlreadyExists:
+                    stamp += 1
+            self._last_stamp[(namespace, meta.get("name", ""))] = stamp
             self._seen[key] = (namespace, name, 1)
         except ApiError:
             return

@@ -158,13 +158,15 @@ def _set_exclusive_affinities(pod: dict[str, Any]) -> None:
          {"key": c.PRIORITY_KEY, "operator": "In", "values": [priority]}], topology_key)]
 
 
-def default_pod(pod: dict[str, Any], *, leader_candidates: LeaderCandidates, get_node: GetNode) -> dict[str, Any]:
-    """Mutating ``Default(pod)`` (§9.1): a mutated copy of ``pod``.
+def default_pod(pod: dict[str, Any], *, leader_candidates: LeaderCandidates, get_node: GetNode,
+                in_place: bool = False) -> dict[str, Any]:
+    """Mutating ``Default(pod)`` (§9.1): a mutated copy of ``pod`` (``pod`` itself when ``in_place``,
+    for an admission adapter that owns its request object).
 
     Raises :class:`~fakekube.errors.Forbidden` (node lacks the topology label) or the
     ``ApiError`` of ``get_node`` (e.g. 404 NotFound).
     """
-    out = copy.deepcopy(pod)
+    out = pod if in_place else copy.deepcopy(pod)
     annotations = _annotations(out)
     if c.JOBSET_NAME_KEY not in annotations:
         return out

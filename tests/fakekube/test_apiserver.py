@@ -312,3 +312,19 @@ def test_services_get_cluster_ips_in_allocation_order_and_headless_stays_none(cl
     assert (first["spec"]["clusterIP"], second["spec"]["clusterIP"]) == ("10.96.0.10", "10.96.0.11")
     assert headless["spec"]["clusterIPs"] == ["None"]
     assert first["spec"]["ports"] == [{"port": 80, "protocol": "TCP", "targetPort": 80}]
+
+
+def test_kind_and_api_version_mismatch_are_bad_requests(cluster: FakeCluster) -> None:
+    with pytest.raises(BadRequest, match=r"^the kind in the data \(Pod\) does not match the expected kind \(ConfigMap\)$"):
+        cluster.api.create("configmaps", {"kind": "Pod", "metadata": {"name": "x"}})
+    with pytest.raises(BadRequest, match=r"^the API version in the data \(v2\) does not match the expected API "
+                                         r"version \(v1\)$"):
+        cluster.api.create("configmaps", {"apiVersion": "v2", "metadata": {"name": "x"}})
+
+
+def test_node_ips_are_never_reused_after_a_node_is_removed(cluster: FakeCluster) -> None:
+    first = cluster.add_node("a")
+    cluster.delete("nodes", "a", None)  # type: ignore[arg-type]
+    second = cluster.add_node("b")
+    ip = lambda n: n["status"]["addresses"][0]["address"]  # noqa: E731
+    assert (ip(first), ip(second)) == ("10.0.0.2", "10.0.0.3")

@@ -35,10 +35,6 @@ class NodeStrategy(Strategy):
         if "capacity" in status and "allocatable" not in status:
             status["allocatable"] = dict(status["capacity"])
 
-    def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
-        # Nodes register with their status (the kubelet posts it); keep what the caller sent.
-        pass
-
 
 class ServiceStrategy(Strategy):
     """Services; ClusterIPs come from 10.96.0.0/12 in allocation order (10.96.0.1 is reserved
