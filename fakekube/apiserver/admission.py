@@ -91,6 +91,10 @@ class AdmissionChain:
             return False
         return reg.object_selector is None or reg.object_selector(request.obj)
 
+    def mutates(self, resource: str, operation: str) -> bool:
+        """Whether some mutating plugin may see ``operation`` requests on ``resource``."""
+        return any(resource in r.resources and operation in r.operations for r in self._mutating)
+
     def mutate(self, request: AdmissionRequest) -> None:
         for reg in self._mutating:
             if self._applies(reg, request):

@@ -463,6 +463,11 @@ class ApiServer:
                 else:
                     new.pop("status", None)
             strategy.prepare_for_update(new, old, ctx)
+            if self.admission.mutates(rt.key, UPDATE):
+                # The body may share subtrees with the frozen stored object (fresh_body, patches);
+                # a mutating plugin gets an object of its own.
+                new.update({k: deep_copy(v) for k, v in new.items()})
+                meta = new["metadata"]
             self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
@@ -496,7 +501,10 @@ class ApiServer:
         if old is None:
             raise NotFound.for_object(rt.names, name)
         media = patching.normalize_patch_type(patch_type)
-        new = patching.apply_patch(old, patch, media, resource=rt.key)  # a fresh object; old is untouched
+        # A fresh object that shares untouched subtrees with the frozen stored one; old is untouched.
+        new = patching.apply_patch(old, patch, media, resource=rt.key, share=True)
+        if new.get("metadata") is old["metadata"]:
+            new["metadata"] = dict(old["metadata"])
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             raise BadRequest("the patch produced an object without metadata")
         patched_meta = new["metadata"]

@@ -437,7 +437,7 @@ class JobController:
             self._wired = True
             self.jobs = self.rt.informer("jobs")
             self.pods = self.rt.informer("pods")
-            self.pods.add_index(POD_INDEX, _job_controller_uid)
+            self.pods.add_index(POD_INDEX, _job_controller_uid, uses=("metadata.ownerReferences",))
             self.jobs.add_handler(self._on_job)
             self.pods.add_handler(self._on_pod)
         for job in self.jobs.list():

@@ -194,7 +194,8 @@ class Kubelet:
         self._running = True
         self._nodes = self.rt.informer("nodes")
         self._pods = self.rt.informer("pods")
-        self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [])
+        self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [],
+                             uses=("spec.nodeName",))
         self._pods.add_handler(self._on_pod)
 
     def stop(self) -> None:

@@ -1319,18 +1319,65 @@ def _smp_api_error(exc: _SmpError) -> ApiError:
 
 
 def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
-                          schema: MergeSchema) -> dict[str, Any]:
-    """Apply a strategic merge patch to ``target`` using ``schema``'s merge keys and strategies."""
+                          schema: MergeSchema, *, share: bool = False) -> dict[str, Any]:
+    """Apply a strategic merge patch to ``target`` using ``schema``'s merge keys and strategies.
+
+    The result aliases nothing of ``target`` or ``patch``, unless ``share=True``: then subtrees
+    the patch does not touch are ``target``'s own (for a caller that treats both as frozen, as
+    the API server does with stored objects). ``target`` is never mutated either way.
+    """
     if patch is None:
-        return _copy(target)
+        return dict(target) if share else _copy(target)
     if not isinstance(patch, dict):
         raise BadRequest(f"json: cannot unmarshal {_json_kind(patch)} into Go value of type "
                          "map[string]interface {}")
     try:
-        merged = _merge_map(_copy(target), _copy(patch), schema)
+        merged = _merge_map(_copy_along(target, patch) if share else _copy(target), _copy(patch), schema)
     except _SmpError as exc:
         raise _smp_api_error(exc) from None
-    return _strip_directives(merged)
+    return _strip_along(merged, patch) if share else _strip_directives(merged)
+
+
+def _patched_field(key: str) -> str:
+    """The field a patch key acts on (``$deleteFromPrimitiveList/x`` and ``$setElementOrder/x`` act on x)."""
+    if key.startswith((_DELETE_PREFIX + "/", _ORDER_PREFIX + "/")):
+        return key.partition("/")[2]
+    return key
+
+
+def _copy_along(target: dict[str, Any], patch: Any) -> dict[str, Any]:
+    """A copy of ``target`` that the merge may mutate: fresh along the fields ``patch`` names,
+    shared (and never written) elsewhere. Stored objects stay frozen; untouched subtrees cost nothing."""
+    out = dict(target)
+    if not isinstance(patch, dict):
+        return out
+    for key, value in patch.items():
+        name = _patched_field(key)
+        current = out.get(name)
+        if isinstance(current, dict) and isinstance(value, dict) and name == key:
+            out[name] = _copy_along(current, value)
+        elif isinstance(current, dict | list):
+            out[name] = _copy(current)
+    return out
+
+
+def _strip_along(merged: Any, patch: Any) -> Any:
+    """``_strip_directives`` limited to what the patch can have brought in (the stored object has no
+    directive keys), so untouched subtrees stay shared."""
+    if not isinstance(merged, dict) or not isinstance(patch, dict) or _PATCH in patch:
+        return _strip_directives(merged)
+    touched = {_patched_field(k): v for k, v in patch.items()}
+    out: dict[str, Any] = {}
+    for key, value in merged.items():
+        if _is_directive_key(key):
+            continue
+        if key not in touched:
+            out[key] = value
+        elif isinstance(touched[key], dict) and key in patch:
+            out[key] = _strip_along(value, touched[key])
+        else:
+            out[key] = _strip_directives(value)
+    return out
 
 
 # --------------------------------------------------------------------------- schemas
@@ -1516,11 +1563,12 @@ def _decode_body(body: bytes | str | dict[str, Any] | list[Any] | None, media: s
 
 
 def apply_patch(target: dict[str, Any], patch_body: bytes | str | dict[str, Any] | list[Any] | None,
-                patch_type: str, *, resource: str) -> dict[str, Any]:
+                patch_type: str, *, resource: str, share: bool = False) -> dict[str, Any]:
     """Apply a PATCH body of ``patch_type`` to ``target`` as kube-apiserver would for ``resource``.
 
     ``patch_type`` is a content type (parameters allowed) or ``merge``/``json``/``strategic``;
     ``resource`` is a plural such as ``pods``, ``jobs.batch`` or ``jobsets.jobset.x-k8s.io``.
+    ``share=True`` lets a strategic merge result share untouched subtrees with ``target``.
     Server-side apply is not handled here (``UsageError``).
     """
     media = normalize_patch_type(patch_type)
@@ -1533,7 +1581,7 @@ def apply_patch(target: dict[str, Any], patch_body: bytes | str | dict[str, Any]
     body = _decode_body(patch_body, media)
     if media == STRATEGIC_MERGE_PATCH:
         assert schema is not None
-        return strategic_merge_patch(target, body, schema)
+        return strategic_merge_patch(target, body, schema, share=share)
     if media == JSON_PATCH:
         result = json_patch(target, body)
     else:

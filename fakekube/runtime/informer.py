@@ -38,17 +38,25 @@ class Informer:
         self.delay = delay
         self.cache: dict[Key, dict[str, Any]] = {}
         self._indexers: dict[str, Callable[[dict[str, Any]], list[str]]] = {}
+        self._uses: dict[str, tuple[tuple[str, ...], ...] | None] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
+        self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
         self._handlers: list[Handler] = []
         self._watch: Watch | None = None
         self.drop: Callable[[WatchEvent], bool] | None = None
 
     # ------------------------------------------------------------------ setup
-    def add_index(self, name: str, fn: Callable[[dict[str, Any]], list[str]]) -> None:
+    def add_index(self, name: str, fn: Callable[[dict[str, Any]], list[str]], *,
+                  uses: tuple[str, ...] | None = None) -> None:
+        """Index objects by ``fn(obj)``. ``uses`` names the only fields ``fn`` reads (dotted paths,
+        e.g. ``("metadata.labels", "spec.nodeName")``); an update that leaves them equal keeps the
+        previous values without calling ``fn``. Without ``uses``, ``fn`` runs on every change."""
         self._indexers[name] = fn
+        self._uses[name] = None if uses is None else tuple(tuple(path.split(".")) for path in uses)
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
-            for value in fn(obj):
+            values = self._values.setdefault(key, {})[name] = list(fn(obj))
+            for value in values:
                 index.setdefault(value, {})[key] = None
 
     def add_handler(self, handler: Handler) -> None:
@@ -90,28 +98,51 @@ class Informer:
     def _apply(self, kind: str, obj: dict[str, Any], *, notify: bool = True) -> None:
         key = key_of(obj)
         old = self.cache.get(key)
-        if old is not None:
-            for name, fn in self._indexers.items():
-                index = self._indexes[name]
-                for value in fn(old):
-                    bucket = index.get(value)
-                    if bucket is not None:
-                        bucket.pop(key, None)
-                        if not bucket:
-                            del index[value]
         if kind == "DELETED":
             self.cache.pop(key, None)
+            self._reindex(key, self._values.pop(key, {}), {})
         else:
             self.cache[key] = obj
-            for name, fn in self._indexers.items():
-                index = self._indexes[name]
-                for value in fn(obj):
-                    index.setdefault(value, {})[key] = None
+            if self._indexers:
+                previous = self._values.get(key, {})
+                current = {name: (previous[name] if old is not None and name in previous
+                                  and self._unchanged(self._uses[name], old, obj) else list(fn(obj)))
+                           for name, fn in self._indexers.items()}
+                self._values[key] = current
+                self._reindex(key, previous, current)
             if kind == "ADDED" and old is not None:
                 kind = "MODIFIED"
         if notify:
             for handler in self._handlers:
                 handler(kind, obj, old)
+
+    @staticmethod
+    def _unchanged(uses: tuple[tuple[str, ...], ...] | None, old: dict[str, Any], new: dict[str, Any]) -> bool:
+        if uses is None:
+            return False
+        for path in uses:
+            a: Any = old
+            b: Any = new
+            for part in path:
+                a = a.get(part) if isinstance(a, dict) else None
+                b = b.get(part) if isinstance(b, dict) else None
+            if a is not b and a != b:
+                return False
+        return True
+
+    def _reindex(self, key: Key, previous: dict[str, list[str]], current: dict[str, list[str]]) -> None:
+        for name, index in self._indexes.items():
+            before, after = previous.get(name, ()), current.get(name, ())
+            if before == after:
+                continue
+            for value in before:
+                bucket = index.get(value)
+                if bucket is not None:
+                    bucket.pop(key, None)
+                    if not bucket:
+                        del index[value]
+            for value in after:
+                index.setdefault(value, {})[key] = None
 
     # ------------------------------------------------------------------ reads
     def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:

@@ -145,12 +145,21 @@ class Store:
         table = self._table(resource)
         key = _key_of(obj)
         old = table.objects.get(key)
+        meta = obj["metadata"]
+        old_meta = None if old is None else old["metadata"]
+        # Most writes keep labels and owners: re-index only what changed.
+        relabel = old_meta is None or old_meta.get("labels") != meta.get("labels")
+        reown = old_meta is None or old_meta.get("ownerReferences") != meta.get("ownerReferences")
         if old is not None:
-            table.unindex(key, old)
-            self._unindex_owners(resource, key, old)
+            if relabel:
+                table.unindex(key, old)
+            if reown:
+                self._unindex_owners(resource, key, old)
         table.objects[key] = obj
-        table.index(key, obj)
-        self._index_owners(resource, key, obj)
+        if relabel:
+            table.index(key, obj)
+        if reown:
+            self._index_owners(resource, key, obj)
         return self._record(table, StoredEvent(event, resource, int(obj["metadata"]["resourceVersion"]), obj, old))
 
     def remove(self, resource: str, namespace: str, name: str, *, rv: int) -> StoredEvent:

@@ -77,7 +77,7 @@ class PodReconciler:
         self.pods = self.rt.informer("pods")
         self.nodes = self.rt.informer("nodes")
         # SetupPodIndexes (adding an index again only rebuilds it).
-        self.pods.add_index(POD_JOB_KEY_INDEX, index_pod_job)
+        self.pods.add_index(POD_JOB_KEY_INDEX, index_pod_job, uses=("metadata.annotations", "metadata.labels"))
         self.pods.add_index(c.POD_NAME_KEY, index_pod_name)
         self.pods.add_handler(self._on_pod)
         self.controller.start()

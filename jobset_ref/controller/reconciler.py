@@ -73,13 +73,14 @@ class JobSetReconciler:
         self.jobs = self.rt.informer("jobs.batch")
         self.services = self.rt.informer("services")
         # SetupJobSetIndexes: Jobs by the UID of their JobSet controller owner.
-        self.jobs.add_index(c.JOBS_INDEX_BY_JOBSET_KEY, observe.jobset_controller_uid)
+        self.jobs.add_index(c.JOBS_INDEX_BY_JOBSET_KEY, observe.jobset_controller_uid,
+                            uses=("metadata.ownerReferences",))
         self.jobsets.add_handler(self._on_jobset)
         self.jobs.add_handler(self._on_owned)
         self.services.add_handler(self._on_owned)
         if self.in_place_gate:
             self.pods = self.rt.informer("pods")
-            self.pods.add_index(c.PODS_INDEX_BY_JOBSET_KEY, _pod_jobset_index)
+            self.pods.add_index(c.PODS_INDEX_BY_JOBSET_KEY, _pod_jobset_index, uses=("metadata.labels",))
             self.pods.add_handler(self._on_pod)
         self.controller.start()
 

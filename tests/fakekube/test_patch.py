@@ -657,6 +657,34 @@ def test_strategic_patch_never_mutates_or_aliases(target: dict[str, Any], patch:
     assert canon([target, wrapped]) == before
 
 
+@settings(max_examples=50, deadline=None)
+@given(DOCS, st.dictionaries(DIRECTIVE_KEYS | KEYS, SMP_PATCHES, max_size=4))
+def test_strategic_patch_sharing_gives_the_same_result_and_leaves_the_target_alone(
+        target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """The API server's share=True path: same result (or the same error) as the copying path."""
+    target = {"metadata": target, "spec": dict(target), "status": {"kept": [1, {"x": 2}]}}
+    wrapped = {"metadata": patch, "spec": patch}
+    before = canon([target, wrapped])
+    outcomes = []
+    for share in (False, True):
+        try:
+            outcomes.append(canon(strategic_merge_patch(target, wrapped, POD_SCHEMA, share=share)))
+        except ApiError as exc:
+            outcomes.append(f"error {exc.status}")
+        assert canon([target, wrapped]) == before
+    assert outcomes[0] == outcomes[1]
+
+
+def test_strategic_patch_sharing_reuses_untouched_subtrees() -> None:
+    target = {"metadata": {"name": "p", "finalizers": ["a", "b"], "labels": {"x": "1"}},
+              "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+    out = strategic_merge_patch(target, {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}},
+                                POD_SCHEMA, share=True)
+    assert out["metadata"]["finalizers"] == ["b"] and target["metadata"]["finalizers"] == ["a", "b"]
+    assert out["spec"] is target["spec"] and out["status"] is target["status"]
+    assert out["metadata"]["labels"] is target["metadata"]["labels"]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.dictionaries(KEYS, LIST_FREE, max_size=4), st.dictionaries(KEYS, LIST_FREE, max_size=4))
 def test_strategic_equals_merge_patch_without_lists(target: dict[str, Any], patch: dict[str, Any]) -> None:
