@@ -432,7 +432,8 @@ class _Run:
         seed = cluster_cfg.get("seed", 0)
         if not isinstance(seed, int):
             raise ScenarioError(f"{scenario.path}: cluster.seed must be an int")
-        self.cluster = FakeCluster(seed=seed, simulate=cluster_cfg.get("simulate", True))
+        # check_frozen: every scenario also proves no component edits a stored (shared) object in place.
+        self.cluster = FakeCluster(seed=seed, simulate=cluster_cfg.get("simulate", True), check_frozen=True)
         self.recorder = _Recorder()
         self.watches: list[Any] = []
         self.monitor: Any = None
@@ -1149,6 +1150,7 @@ def run_scenario(scenario: Scenario, *, update_golden: bool = False) -> RunResul
         run.check_all(list(scenario.data.get("expect") or []), "expect")
         if scenario.data.get("invariants", True):
             run.check_invariants()
+        run.cluster.api.store.verify_frozen()
         updated = run.check_golden() if scenario.golden else False
     except (ScenarioError, ScenarioSkipped, ExpectationFailed):
         raise

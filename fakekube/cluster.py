@@ -88,7 +88,7 @@ class FakeCluster:
     """A deterministic in-memory Kubernetes cluster on a virtual clock."""
 
     def __init__(self, seed: int = 0, *, simulate: bool = True, shuffle_ties: bool = False,
-                 watch_history: int = 10_000, trace: bool = True) -> None:
+                 watch_history: int = 10_000, trace: bool = True, check_frozen: bool = False) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UsageError(f"FakeCluster(seed=...) takes an int, got {seed!r}")
         self.seed = seed
@@ -96,7 +96,7 @@ class FakeCluster:
         self.trace = Trace(lambda: self.loop.now, enabled=trace)
         self.loop = EventLoop(self.trace, tie_stream=self.seeds.stream("loop/ties") if shuffle_ties else None)
         self.api = ApiServer(loop=self.loop, trace=self.trace, seeds=self.seeds,
-                             store=Store(history_limit=watch_history))
+                             store=Store(history_limit=watch_history, check_frozen=check_frozen))
         install_builtin_kinds(self.api)
         self.runtime = Runtime(self.api, self.loop, self.trace, self.seeds)
         self.client = Client(self.api, user_agent="test")

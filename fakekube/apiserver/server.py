@@ -539,11 +539,12 @@ class ApiServer:
     # ================================================================== delete
     def delete(self, resource: str | ResourceType, name: str, *, namespace: str | None = None,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,
-               preconditions: dict[str, str] | None = None, dry_run: bool = False) -> dict[str, Any]:
+               preconditions: dict[str, str] | None = None, dry_run: bool = False,
+               copy_result: bool = True) -> dict[str, Any]:
         """DELETE: finalizers and graceful deletion turn it into an update; else the object goes.
 
         Returns the object (when it lingers, or for kinds that return it, such as Pods) or a
-        ``Status`` of ``Success``.
+        ``Status`` of ``Success``; ``copy_result`` as for :meth:`create`.
         """
         rt = self.resource(resource)
         ns = self._ns(rt, namespace)
@@ -562,7 +563,7 @@ class ApiServer:
         self._check_preconditions(rt, name, old_meta, preconditions or {})
         # Deletion only changes metadata: the new version shares everything else with the stored
         # (never mutated) old one.
-        new = {**old, "metadata": deep_copy(old_meta)}
+        new = {**old, "metadata": dict(old_meta)}  # metadata fields are replaced, never edited in place
         meta = new["metadata"]
         finalizers = list(meta.get("finalizers") or [])
         policy = propagation_policy
@@ -591,12 +592,11 @@ class ApiServer:
             if finalizers != list(old_meta.get("finalizers") or []):
                 meta["finalizers"] = finalizers
             if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
-                return self._delete_now(rt, new, dry_run)
-            if new == old or dry_run:
-                return deep_copy(old)
-            return deep_copy(self._persist(rt, new, "delete", MODIFIED))
+                return self._delete_now(rt, new, dry_run, copy_result)
+            result = old if new == old or dry_run else self._persist(rt, new, "delete", MODIFIED)
+            return deep_copy(result) if copy_result else result
         if not finalizers and grace == 0:
-            return self._delete_now(rt, new, dry_run)
+            return self._delete_now(rt, new, dry_run, copy_result)
         if finalizers:
             meta["finalizers"] = finalizers
         else:
@@ -607,7 +607,8 @@ class ApiServer:
             meta["generation"] = int(meta.get("generation", 0)) + 1
         if dry_run:
             return new
-        return deep_copy(self._persist(rt, new, "delete", MODIFIED))
+        result = self._persist(rt, new, "delete", MODIFIED)
+        return deep_copy(result) if copy_result else result
 
     def _check_preconditions(self, rt: ResourceType, name: str, meta: dict[str, Any],
                              pre: dict[str, str]) -> None:
@@ -622,11 +623,12 @@ class ApiServer:
                            f"({rv}) does not match the ResourceVersion in record ({meta.get('resourceVersion')}). "
                            "The object might have been modified")
 
-    def _delete_now(self, rt: ResourceType, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+    def _delete_now(self, rt: ResourceType, obj: dict[str, Any], dry_run: bool,
+                    copy_result: bool = True) -> dict[str, Any]:
         if not dry_run:
             obj = self._remove(rt, obj)
         if rt.strategy.return_deleted_object:
-            return deep_copy(obj)
+            return deep_copy(obj) if copy_result else obj
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                 "details": {"name": obj["metadata"]["name"], "group": rt.group, "kind": rt.plural,
                             "uid": obj["metadata"]["uid"]}}

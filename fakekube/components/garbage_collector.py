@@ -168,7 +168,7 @@ class GarbageCollector:
                           f"(owners gone; propagationPolicy={policy})")
         try:
             self.client.delete(ref[0], ref[2], ref[1] or None, propagation_policy=policy,
-                               preconditions={"uid": uid})
+                               preconditions={"uid": uid}, copy_result=False)
         except (NotFound, Conflict):
             return
 

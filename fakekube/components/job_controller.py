@@ -1083,7 +1083,7 @@ class JobController:
             try:
                 if _has_finalizer(pod):
                     self._remove_finalizer(pod)
-                self.client.delete("pods", name, namespace)
+                self.client.delete("pods", name, namespace, copy_result=False)
             except ApiError as err:
                 self._deletion_observed(key)
                 if isinstance(err, NotFound):
@@ -1106,7 +1106,7 @@ class JobController:
         for pod in pods:
             namespace, name = _pod_key(pod)
             try:
-                self.client.delete("pods", name, namespace)
+                self.client.delete("pods", name, namespace, copy_result=False)
             except NotFound:
                 pass
             except ApiError as err:

@@ -70,7 +70,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
-from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
@@ -362,8 +361,9 @@ class Kubelet:
         for attempt in range(2):
             cached = self._pods.get(run.key[1], run.key[0]) if attempt == 0 else None
             if cached is not None:
-                pod = {**cached, "metadata": dict(cached["metadata"]),
-                       "status": deep_copy(cached.get("status") or {})}
+                # mutate() only assigns status fields (never edits nested values in place), so a
+                # shallow copy keeps the frozen cached pod intact.
+                pod = {**cached, "metadata": dict(cached["metadata"]), "status": dict(cached.get("status") or {})}
             else:
                 try:
                     pod = self.client.get("pods", run.key[1], run.key[0])
@@ -614,7 +614,7 @@ class Kubelet:
     def _delete(self, run: _Run) -> None:
         try:
             self.client.delete("pods", run.key[1], run.key[0], grace_period_seconds=0,
-                               preconditions={"uid": run.uid})
+                               preconditions={"uid": run.uid}, copy_result=False)
         except (NotFound, Conflict):
             pass
         except ApiError as err:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from fakekube.errors import FieldError, UsageError, go_quote
@@ -306,16 +306,35 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
     return [FieldError.invalid(path, key, msg) for msg in is_qualified_name(key)]
 
 
+_VALID_LABELS: set[tuple[str, str]] = set()
+_VALID_ANNOTATION_KEYS: set[str] = set()
+_VALID_CACHE_LIMIT = 1 << 17
+
+
+def _remember(cache: set[Any], items: Iterable[Any]) -> None:
+    """Record items known valid (bounded: a long simulation with ever-new values starts over)."""
+    if len(cache) > _VALID_CACHE_LIMIT:
+        cache.clear()
+    cache.update(items)
+
+
 def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
     """``ValidateLabels``: the path is the whole map; bad keys and bad values are reported as values."""
     if not labels:
         return []
+    try:
+        if _VALID_LABELS.issuperset(labels.items()):  # every pair seen valid before (pairs of strings only)
+            return []
+    except TypeError:  # an unhashable value: the checks below say what is wrong
+        pass
     _check_str_map(labels, path)
     errs: list[FieldError] = []
     for key in sorted(labels):
         value = labels[key]
         errs.extend(validate_label_name(key, path))
         errs.extend(FieldError.invalid(path, value, msg) for msg in is_valid_label_value(value))
+    if not errs:
+        _remember(_VALID_LABELS, labels.items())
     return errs
 
 
@@ -326,11 +345,16 @@ def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> li
     """``ValidateAnnotations``: keys are lower-cased, then checked as qualified names; total ≤ 256 KiB."""
     if not annotations:
         return []
+    if _VALID_ANNOTATION_KEYS.issuperset(annotations) and all(type(v) is str for v in annotations.values()) \
+            and 4 * (sum(map(len, annotations)) + sum(map(len, annotations.values()))) <= TOTAL_ANNOTATION_SIZE_LIMIT:
+        return []  # known keys, and even 4 UTF-8 bytes a character stays within the limit
     _check_str_map(annotations, path)
     errs: list[FieldError] = []
     for key in sorted(annotations):
         # "case doesn't matter": upstream lower-cases with strings.ToLower; the bad value keeps the case.
         errs.extend(FieldError.invalid(path, key, msg) for msg in is_qualified_name(key.lower()))
+    if not errs:
+        _remember(_VALID_ANNOTATION_KEYS, annotations)
     total = sum(_blen(k) + _blen(v) for k, v in annotations.items())
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(FieldError.too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT))

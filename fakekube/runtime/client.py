@@ -84,9 +84,10 @@ class Client:
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,
-               preconditions: dict[str, str] | None = None) -> dict[str, Any]:
+               preconditions: dict[str, str] | None = None, copy_result: bool = True) -> dict[str, Any]:
         return self.server.delete(kind, name, namespace=namespace, propagation_policy=propagation_policy,
-                                  grace_period_seconds=grace_period_seconds, preconditions=preconditions)
+                                  grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                                  copy_result=copy_result)
 
     def create_subresource(self, kind: str, name: str, subresource: str, body: dict[str, Any],
                            namespace: str | None = "default") -> dict[str, Any]:

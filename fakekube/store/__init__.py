@@ -14,6 +14,7 @@ and the API server copies on the way in and out.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,10 @@ class StoredEvent:
     rv: int
     obj: dict[str, Any]
     old: dict[str, Any] | None = None
+
+
+def _canonical(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=repr)
 
 
 def _key_of(obj: dict[str, Any]) -> Key:
@@ -74,8 +79,11 @@ class _Table:
 class Store:
     """In-memory, versioned, indexed storage for wire-form objects."""
 
-    def __init__(self, *, history_limit: int = 10_000) -> None:
+    def __init__(self, *, history_limit: int = 10_000, check_frozen: bool = False) -> None:
         self.rv = 0
+        # check_frozen: remember each stored object's JSON and fail loudly when a later write finds
+        # that someone mutated it in place (stored objects are shared, never copied, by readers).
+        self._snapshots: dict[tuple[str, Key], str] | None = {} if check_frozen else None
         self._history_limit = history_limit
         self._tables: dict[str, _Table] = {}
         self._by_owner: dict[str, dict[tuple[str, str, str], None]] = {}
@@ -145,6 +153,9 @@ class Store:
         table = self._table(resource)
         key = _key_of(obj)
         old = table.objects.get(key)
+        if self._snapshots is not None:
+            self._check_snapshot(resource, key, old)
+            self._snapshots[(resource, key)] = _canonical(obj)
         meta = obj["metadata"]
         old_meta = None if old is None else old["metadata"]
         # Most writes keep labels and owners: re-index only what changed.
@@ -167,11 +178,30 @@ class Store:
         table = self._table(resource)
         key = (namespace, name)
         old = table.objects.pop(key)
+        if self._snapshots is not None:
+            self._check_snapshot(resource, key, old)
+            del self._snapshots[(resource, key)]
         table.unindex(key, old)
         self._unindex_owners(resource, key, old)
         gone = dict(old)
         gone["metadata"] = dict(old["metadata"], resourceVersion=str(rv))
         return self._record(table, StoredEvent(DELETED, resource, rv, gone, old))
+
+    def _check_snapshot(self, resource: str, key: Key, current: dict[str, Any] | None) -> None:
+        assert self._snapshots is not None
+        if current is not None and _canonical(current) != self._snapshots[(resource, key)]:
+            raise AssertionError(
+                f"stored {resource} {key[0] + '/' if key[0] else ''}{key[1]} was mutated in place after it "
+                f"was written (stored objects are shared and frozen: copy before editing)\n"
+                f"  written: {self._snapshots[(resource, key)]}\n  now:     {_canonical(current)}")
+
+    def verify_frozen(self) -> None:
+        """With ``check_frozen``: fail if any stored object was mutated in place since it was written."""
+        if self._snapshots is None:
+            return
+        for name, table in self._tables.items():
+            for key, obj in table.objects.items():
+                self._check_snapshot(name, key, obj)
 
     def _record(self, table: _Table, event: StoredEvent) -> StoredEvent:
         if len(table.history) == table.history.maxlen:

@@ -77,3 +77,25 @@ def test_history_replays_changes_after_a_revision_and_expires_old_ones() -> None
     store.compact()
     with pytest.raises(Gone):
         store.history_since("pods", 4)
+
+
+def test_check_frozen_catches_an_in_place_edit_of_a_stored_object() -> None:
+    store = Store(check_frozen=True)
+    pod = obj("a", labels={"x": "1"})
+    put(store, "pods", pod)
+    store.verify_frozen()
+    pod["metadata"]["labels"]["x"] = "2"  # a reader editing the shared object
+    with pytest.raises(AssertionError, match="stored pods default/a was mutated in place"):
+        store.verify_frozen()
+    with pytest.raises(AssertionError, match="mutated in place"):
+        put(store, "pods", obj("a", labels={"x": "3"}), event="MODIFIED")
+
+
+def test_check_frozen_accepts_new_versions_that_share_unchanged_parts() -> None:
+    store = Store(check_frozen=True)
+    first = obj("a", labels={"x": "1"})
+    put(store, "pods", first)
+    second = {**first, "metadata": {**first["metadata"]}, "status": {"phase": "Running"}}
+    put(store, "pods", second, event="MODIFIED")
+    store.remove("pods", "default", "a", rv=store.next_rv())
+    store.verify_frozen()

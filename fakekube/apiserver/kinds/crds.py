@@ -52,6 +52,7 @@ class CustomResourceStrategy(Strategy):
         status = new.get("status")
         new.clear()
         new.update({k: v for k, v in old.items() if k != "status"})
+        new["metadata"] = dict(old["metadata"])  # the server sets fields on it; the old one is frozen
         if status is not None:
             new["status"] = status
 
