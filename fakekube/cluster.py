@@ -19,8 +19,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fakekube._core.clock import seconds, to_datetime
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
@@ -28,11 +26,6 @@ from fakekube._core.trace import Trace
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
-from fakekube.components.dns import Dns
-from fakekube.components.garbage_collector import GarbageCollector
-from fakekube.components.job_controller import JobController
-from fakekube.components.kubelet import Kubelet
-from fakekube.components.scheduler import Scheduler
 from fakekube.errors import NotFound, UsageError
 from fakekube.machinery import patch as patching
 from fakekube.runtime.client import Client
@@ -66,6 +59,8 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
         source = path.read_text()
     if not isinstance(source, str):
         raise UsageError(f"apply() takes a dict, a list of dicts, YAML text or a path, not {type(source).__name__}")
+    import yaml  # lazy: only YAML text needs it (importing PyYAML costs ~20 ms of cold start)
+
     try:
         loaded = [d for d in yaml.safe_load_all(source) if d is not None]
     except yaml.YAMLError as err:
@@ -106,6 +101,13 @@ class FakeCluster:
         self._nodes_added = 0
         self.components: dict[str, Component] = {}
         if simulate:
+            # Imported here: an API-server-only cluster (simulate=False) never loads the simulators.
+            from fakekube.components.dns import Dns
+            from fakekube.components.garbage_collector import GarbageCollector
+            from fakekube.components.job_controller import JobController
+            from fakekube.components.kubelet import Kubelet
+            from fakekube.components.scheduler import Scheduler
+
             self.gc = GarbageCollector(self.runtime)
             self.job_controller = JobController(self.runtime)
             self.scheduler = Scheduler(self.runtime)

@@ -63,7 +63,7 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
     except AlreadyExists:
         raise UsageError("the JobSet CRD is already installed on this cluster; call install() once") from None
     pods = cluster.runtime.informer("pods")
-    pods.add_index(c.POD_NAME_KEY, index_pod_name)
+    pods.add_index(c.POD_NAME_KEY, index_pod_name, uses=("metadata.annotations", "metadata.name"))
     plugins = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods) if webhooks else []
     reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
     pod_controller = PodReconciler(cluster.runtime)

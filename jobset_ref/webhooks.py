@@ -16,6 +16,9 @@ vpod.kb.io     validating pods: CREATE                 same objectSelector
 
 Denials read as through a real API server:
 ``admission webhook "vjobset.kb.io" denied the request: JobSet.jobset.x-k8s.io "<name>" is invalid: …``.
+
+The JobSet webhooks import the defaulting and validation code (and with it pydantic and the
+models) on their first request, not at registration, to keep ``install()`` cheap.
 """
 
 from __future__ import annotations
@@ -23,14 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from fakekube import AdmissionRequest, ApiError, BadRequest, NotFound
 from fakekube.runtime.informer import Informer
 from jobset_ref.api import constants as c
-from jobset_ref.api.defaulting import default_jobset
 from jobset_ref.api.pod_webhook import default_pod, denial_through_apiserver, validate_pod_create
-from jobset_ref.api.validation import invalid_error, validate_create, validate_update
 
 __all__ = [
     "JobSetDefaulter",
@@ -60,6 +59,8 @@ class JobSetDefaulter:
     def admit(self, request: AdmissionRequest) -> None:
         if request.operation != "CREATE":
             return
+        from jobset_ref.api.defaulting import default_jobset  # lazy: pydantic models, first request only
+
         defaulted = default_jobset(request.obj, feature_gates=self.feature_gates)
         request.obj.clear()
         request.obj.update(defaulted)
@@ -74,6 +75,10 @@ class JobSetValidator:
         self.feature_gates = dict(feature_gates)
 
     def validate(self, request: AdmissionRequest) -> None:
+        from pydantic import ValidationError  # lazy: pydantic models, first request only
+
+        from jobset_ref.api.validation import invalid_error, validate_create, validate_update
+
         name = str((request.obj.get("metadata") or {}).get("name") or "")
         try:
             if request.operation == "CREATE":

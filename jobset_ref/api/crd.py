@@ -8,6 +8,15 @@ The ``openAPIV3Schema`` is produced by walking :mod:`jobset_ref.api.models`: Pyt
 ``maxItems``, list types and keys, CEL rules, patterns) come from each field's
 ``json_schema_extra["crd"]`` and each model's ``CRD_VALIDATIONS``.
 
+:func:`jobset_crd` serves the generated CRD from the committed ``jobset_crd.json`` next to this
+module, so that installing the CRD imports neither pydantic nor the models (cold start). After
+changing the models, regenerate it with::
+
+    python -m jobset_ref.api.crd          # rewrites jobset_crd.json
+    python -m jobset_ref.api.crd --check  # exit status 1 if it is stale
+
+(``tests/jobset_ref/test_api_crd.py`` fails while the file is stale.)
+
 Documented simplification: the embedded ``batch/v1`` JobTemplateSpec
 (``spec.replicatedJobs[].template``) and the PVC templates
 (``spec.volumeClaimPolicies[].templates[]``) are ``type: object`` with
@@ -19,17 +28,26 @@ Descriptions are omitted.
 from __future__ import annotations
 
 import copy
+import json
+import sys
 import types
+from collections.abc import Sequence
 from enum import StrEnum
-from typing import Annotated, Any, Union, get_args, get_origin
-
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import Int32Format, JobSet, WireModel
 
-__all__ = ["jobset_crd", "openapi_schema"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from pydantic.fields import FieldInfo
+
+__all__ = ["CRD_PATH", "generate_crd", "jobset_crd", "openapi_schema", "render_crd"]
+
+#: The generated CRD, committed (regenerate with ``python -m jobset_ref.api.crd``).
+CRD_PATH = Path(__file__).with_name("jobset_crd.json")
+
+_crd_text: str | None = None
 
 _PRINTER_COLUMNS: list[dict[str, Any]] = [
     {"description": "Final state of JobSet", "jsonPath": ".status.terminalState", "name": "TerminalState",
@@ -48,7 +66,24 @@ _ARRAY_FACTS = {"maxItems": "maxItems", "listType": "x-kubernetes-list-type",
 
 
 def jobset_crd() -> dict[str, Any]:
-    """The ``apiextensions.k8s.io/v1`` CustomResourceDefinition of ``jobsets.jobset.x-k8s.io``."""
+    """The ``apiextensions.k8s.io/v1`` CustomResourceDefinition of ``jobsets.jobset.x-k8s.io``.
+
+    A fresh copy of the committed generated CRD (:data:`CRD_PATH`) on every call.
+    """
+    global _crd_text
+    if _crd_text is None:
+        _crd_text = CRD_PATH.read_text(encoding="utf-8")
+    crd: dict[str, Any] = json.loads(_crd_text)
+    return crd
+
+
+def render_crd(crd: dict[str, Any]) -> str:
+    """The exact text of ``jobset_crd.json`` for ``crd`` (key order kept, two-space indent)."""
+    return json.dumps(crd, indent=2) + "\n"
+
+
+def generate_crd() -> dict[str, Any]:
+    """The CRD generated from the models now (what ``jobset_crd.json`` must hold)."""
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -71,8 +106,12 @@ def jobset_crd() -> dict[str, Any]:
     }
 
 
-def openapi_schema(model: type[BaseModel] = JobSet) -> dict[str, Any]:
-    """The structural OpenAPI v3 schema of ``model`` (default: the whole JobSet)."""
+def openapi_schema(model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """The structural OpenAPI v3 schema of ``model`` (default: the whole JobSet), from the models."""
+    if model is None:
+        from jobset_ref.api.models import JobSet  # lazy: pydantic is only needed to generate
+
+        model = JobSet
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, info in model.model_fields.items():
@@ -145,6 +184,8 @@ def _type_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) ->
         return {"items": items, "type": "array"}
     if origin is dict:
         return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    from jobset_ref.api.models import Int32Format, WireModel  # lazy, as above
+
     if isinstance(annotation, type) and issubclass(annotation, WireModel):
         return openapi_schema(annotation)
     if isinstance(annotation, type) and issubclass(annotation, StrEnum):
@@ -158,3 +199,26 @@ def _type_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) ->
     if annotation is str:
         return {"type": "string"}
     raise TypeError(f"no OpenAPI mapping for {annotation!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m jobset_ref.api.crd [--check]``: regenerate (or check) ``jobset_crd.json``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args not in ([], ["--check"]):
+        print("usage: python -m jobset_ref.api.crd [--check]", file=sys.stderr)
+        return 2
+    text = render_crd(generate_crd())
+    current = CRD_PATH.read_text(encoding="utf-8") if CRD_PATH.is_file() else None
+    if args == ["--check"]:
+        if current != text:
+            print(f"{CRD_PATH} is stale: run python -m jobset_ref.api.crd", file=sys.stderr)
+            return 1
+        return 0
+    if current != text:
+        CRD_PATH.write_text(text, encoding="utf-8")
+        print(f"wrote {CRD_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

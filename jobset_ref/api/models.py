@@ -24,13 +24,22 @@ Conventions:
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from jobset_ref.api import constants as c
+from jobset_ref.api.enums import (
+    ConditionStatus,
+    DependsOnStatus,
+    FailurePolicyAction,
+    JobSetConditionType,
+    JobSetRestartStrategy,
+    Operator,
+    RetentionPolicyType,
+    StartupPolicyOptions,
+)
 
 __all__ = [
     "Condition",
@@ -83,60 +92,6 @@ _IMMUTABLE: dict[str, str] = {"rule": "self == oldSelf", "message": "Value is im
 def crd(**facts: Any) -> dict[str, Any]:
     """``json_schema_extra`` carrying CRD-only facts (default, minimum, maxItems, listType, CEL …)."""
     return {"crd": facts}
-
-
-# --------------------------------------------------------------------------- enums
-
-
-class Operator(StrEnum):
-    ALL = "All"
-    ANY = "Any"
-
-
-class FailurePolicyAction(StrEnum):
-    FAIL_JOBSET = "FailJobSet"
-    RESTART_JOBSET = "RestartJobSet"
-    RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS = "RestartJobSetAndIgnoreMaxRestarts"
-    RESTART_JOB = "RestartJob"
-    RESTART_JOB_AND_IGNORE_MAX_RESTARTS = "RestartJobAndIgnoreMaxRestarts"
-
-
-class JobSetRestartStrategy(StrEnum):
-    RECREATE = "Recreate"
-    BLOCKING_RECREATE = "BlockingRecreate"
-    IN_PLACE_RESTART = "InPlaceRestart"
-
-
-class StartupPolicyOptions(StrEnum):
-    ANY_ORDER = "AnyOrder"
-    IN_ORDER = "InOrder"
-
-
-class DependsOnStatus(StrEnum):
-    READY = "Ready"
-    COMPLETE = "Complete"
-
-
-class RetentionPolicyType(StrEnum):
-    DELETE = "Delete"
-    RETAIN = "Retain"
-
-
-class JobSetConditionType(StrEnum):
-    COMPLETED = c.JOBSET_COMPLETED
-    FAILED = c.JOBSET_FAILED
-    SUSPENDED = c.JOBSET_SUSPENDED
-    RESTARTING = c.JOBSET_RESTARTING
-    STARTUP_POLICY_IN_PROGRESS = c.JOBSET_STARTUP_POLICY_IN_PROGRESS
-    STARTUP_POLICY_COMPLETED = c.JOBSET_STARTUP_POLICY_COMPLETED
-
-
-class ConditionStatus(StrEnum):
-    """``metav1.ConditionStatus``."""
-
-    TRUE = "True"
-    FALSE = "False"
-    UNKNOWN = "Unknown"
 
 
 # --------------------------------------------------------------------------- base

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, JobSetRestartStrategy, JobSetStatus, ReplicatedJob
+from jobset_ref.api.enums import JobSetRestartStrategy
 from jobset_ref.controller.observe import ChildJobs, get_job_restarts
 from jobset_ref.controller.policies import network, volume_claim_policies
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus, ReplicatedJob
 
 __all__ = [
     "construct_headless_service",

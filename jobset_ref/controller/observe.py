@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller.plan import ReconcileError
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus
 
 __all__ = [
     "ChildJobs",

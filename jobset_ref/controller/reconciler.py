@@ -16,12 +16,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakekube import Result, Runtime
 from fakekube.clock import MILLISECOND, SECOND, SimTime, to_datetime
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller import conditions, construct, observe
 from jobset_ref.controller.apply import Applier
 from jobset_ref.controller.observe import ChildJobs
@@ -40,6 +39,9 @@ from jobset_ref.controller.policies import (
     volume_claim_policies,
 )
 from jobset_ref.controller.status import StatusDraft, calculate_replicated_job_statuses
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus
 
 __all__ = ["CONTROLLER_NAME", "JobSetReconciler"]
 
@@ -117,6 +119,8 @@ class JobSetReconciler:
             return None
         self.passes += 1
         obj = copy.deepcopy(cached)
+        from jobset_ref.api.models import JobSet  # lazy: pydantic on the first reconcile
+
         js = JobSet.from_wire(obj)
         draft = StatusDraft(obj.get("status"), self.rt.now)
         try:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakekube.clock import SimTime, format_time
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller.observe import ChildJobs, Job, job_labels
 from jobset_ref.controller.plan import (
     BumpJobRestarts,
@@ -30,6 +29,9 @@ from jobset_ref.controller.plan import (
     SetTerminalState,
     StatusOp,
 )
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus
 
 __all__ = [
     "StatusDraft",
@@ -134,6 +136,8 @@ class StatusDraft:
     def model(self) -> JobSetStatus:
         """A typed view of the current draft (re-parsed after each change)."""
         if self._model is None:
+            from jobset_ref.api.models import JobSetStatus  # lazy: pydantic
+
             self._model = JobSetStatus.from_wire(self.wire)
         return self._model
 

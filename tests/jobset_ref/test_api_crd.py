@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import pathlib
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 import yaml
 
-from jobset_ref.api.crd import jobset_crd, openapi_schema
+from jobset_ref.api.crd import CRD_PATH, generate_crd, jobset_crd, main, openapi_schema, render_crd
 from jobset_ref.api.models import ReplicatedJob
 
 UPSTREAM_CRD = pathlib.Path(__file__).resolve().parents[3] / "shared" / "upstream" / "crd" / "jobset.x-k8s.io_jobsets.yaml"
@@ -115,3 +117,20 @@ def test_generated_schema_of_a_submodel() -> None:
     crd = jobset_crd()
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
     assert jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+
+
+def test_committed_crd_is_what_the_models_generate() -> None:
+    # jobset_crd() serves jobset_crd.json (no pydantic at install); it must be the models' CRD.
+    assert CRD_PATH.read_text(encoding="utf-8") == render_crd(generate_crd()), (
+        "jobset_ref/api/jobset_crd.json is stale: run python -m jobset_ref.api.crd")
+    assert jobset_crd() == generate_crd()
+    assert main(["--check"]) == 0
+
+
+def test_installing_the_crd_needs_no_pydantic() -> None:
+    code = ("import sys; from fakekube import FakeCluster; from jobset_ref.api.crd import jobset_crd; "
+            "FakeCluster(seed=0, simulate=False).client.create(jobset_crd()); "
+            "assert 'pydantic' not in sys.modules and 'jobset_ref.api.models' not in sys.modules, "
+            "sorted(m for m in sys.modules if m.startswith(('pydantic', 'jobset_ref')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr

@@ -19,9 +19,12 @@ chain ``a → b → c`` advances at most one link per reconcile.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jobset_ref.api.models import DependsOnStatus, ReplicatedJob
+from jobset_ref.api.enums import DependsOnStatus
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import ReplicatedJob
 
 __all__ = ["dependency_reached_status"]
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet
 from jobset_ref.controller.observe import Job, job_labels
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet
 
 __all__ = ["ScalingPatch", "job_scaling_needs_patch", "plan_scaling"]
 

@@ -28,10 +28,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import FailurePolicyAction, FailurePolicyRule, JobSet, JobSetStatus
+from jobset_ref.api.enums import FailurePolicyAction
 from jobset_ref.controller import conditions
 from jobset_ref.controller.observe import (
     Job,
@@ -51,6 +51,9 @@ from jobset_ref.controller.plan import (
     ReconcileError,
     SetCondition,
 )
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import FailurePolicyRule, JobSet, JobSetStatus
 
 __all__ = [
     "DEFAULT_FAILURE_POLICY_RULE_ACTION",

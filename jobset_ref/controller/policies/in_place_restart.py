@@ -16,12 +16,15 @@ Mirrors upstream ``reconcileInPlaceRestart``, ``getMaxContainerRestartCount``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, JobSetRestartStrategy, JobSetStatus
+from jobset_ref.api.enums import JobSetRestartStrategy
 from jobset_ref.controller import conditions
 from jobset_ref.controller.plan import Decision, ReconcileError, SetInPlaceRestartAttempt
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus
 
 __all__ = ["evaluate_in_place_restart", "is_in_place_restart_strategy"]
 

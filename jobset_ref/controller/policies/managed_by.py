@@ -13,8 +13,12 @@ A JobSet managed elsewhere is not touched at all: no Jobs, no Service, no status
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet
 
 __all__ = ["managed_by_external_controller"]
 

@@ -17,7 +17,11 @@ an existing Service of that name — owned or not — is left alone (no adoption
 
 from __future__ import annotations
 
-from jobset_ref.api.models import JobSet
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet
+
 
 __all__ = [
     "coordinator_endpoint",

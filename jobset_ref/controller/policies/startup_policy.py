@@ -19,11 +19,14 @@ startup condition.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jobset_ref.api.models import JobSet, StartupPolicyOptions
+from jobset_ref.api.enums import StartupPolicyOptions
 from jobset_ref.controller import conditions
 from jobset_ref.controller.plan import StatusOp
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet
 
 __all__ = ["all_replicas_started", "completed_op", "in_order", "in_progress_op"]
 

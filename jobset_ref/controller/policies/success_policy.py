@@ -19,22 +19,28 @@ current Job succeeded. Completion sets ``Completed``/``AllJobsCompleted``, flips
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, Operator, SuccessPolicy
+from jobset_ref.api.enums import Operator
 from jobset_ref.controller import conditions
 from jobset_ref.controller.observe import Job, job_labels
 from jobset_ref.controller.plan import Decision
 
-__all__ = ["evaluate_success_policy", "jobs_expected_to_succeed", "jobs_matching_success_policy"]
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, SuccessPolicy
 
-#: The controller dereferences ``spec.successPolicy`` without a nil check (the webhook always
-#: defaults it). A nil policy reads here as the webhook default.
-_DEFAULT = SuccessPolicy(operator=Operator.ALL)
+__all__ = ["evaluate_success_policy", "jobs_expected_to_succeed", "jobs_matching_success_policy"]
 
 
 def _policy(js: JobSet) -> SuccessPolicy:
-    return js.spec.success_policy or _DEFAULT
+    """The controller dereferences ``spec.successPolicy`` without a nil check (the webhook always
+    defaults it). A nil policy reads here as the webhook default."""
+    if js.spec.success_policy is not None:
+        return js.spec.success_policy
+    from jobset_ref.api.models import SuccessPolicy  # lazy: the models import pydantic (cold start)
+
+    return SuccessPolicy(operator=Operator.ALL)
 
 
 def jobs_matching_success_policy(js: JobSet, jobs: Sequence[Job]) -> int:

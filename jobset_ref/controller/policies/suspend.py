@@ -21,13 +21,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, ReplicatedJob, StartupPolicyOptions
+from jobset_ref.api.enums import StartupPolicyOptions
 from jobset_ref.controller import conditions
 from jobset_ref.controller.observe import Job, job_labels
 from jobset_ref.controller.plan import StatusOp
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, ReplicatedJob
 
 __all__ = [
     "ResumePlan",
@@ -73,7 +76,7 @@ class ResumePlan:
     ops: tuple[StatusOp, ...]
 
 
-DependencyReached = Callable[[ReplicatedJob, Mapping[str, int], Sequence[Mapping[str, Any]]], bool]
+DependencyReached = Callable[["ReplicatedJob", Mapping[str, int], Sequence[Mapping[str, Any]]], bool]
 ReplicasStarted = Callable[[int, Mapping[str, Any] | None], bool]
 
 

@@ -22,10 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import ConditionStatus, JobSet, JobSetStatus
+from jobset_ref.api.enums import ConditionStatus
 from jobset_ref.controller.plan import ReconcileError
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, JobSetStatus
 
 __all__ = ["TtlDecision", "evaluate_ttl", "jobset_finish_time"]
 

@@ -16,10 +16,13 @@ policy's templates).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.models import JobSet, RetentionPolicyType, VolumeClaimPolicy
+from jobset_ref.api.enums import RetentionPolicyType
+
+if TYPE_CHECKING:
+    from jobset_ref.api.models import JobSet, VolumeClaimPolicy
 
 __all__ = ["construct_pvcs", "owned_by_jobset", "pvc_name", "volumes_for_pod_spec"]
 
