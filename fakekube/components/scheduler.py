@@ -24,11 +24,27 @@ Choice: among feasible nodes, the highest *free-fraction* score wins, ties broke
 The score is ``(allocatable - requested) / allocatable`` of cpu plus that of memory, in parts per
 million, with upstream's non-zero defaults (100m cpu, 200Mi memory per container without a
 request) so that best-effort pods spread. It does not depend on the pod, so the nodes are kept
-in one sorted order and a pod scans it until the first feasible node: usually O(1) nodes.
-A pod whose ``nodeSelector`` (or required affinity ``In`` terms) selects a small pool scans only
-that pool, through a ``(label key, value) -> nodes`` index. Inter-pod (anti-)affinity keeps, per
-topology domain ``(key, value)``, the bound pods there (and those carrying anti-affinity terms),
-so a check looks at one domain's pods, memoised per scheduling attempt.
+in sorted orders by *node key* ``(-score, name)`` and a pod walks an order until the first
+feasible node, which is exactly the feasible node with the smallest key. That is usually the
+first node looked at: a node that took a pod scores lower than its empty peers and sinks. Each
+order is built the first time a pod needs it and kept up to date from then on:
+
+- all nodes (``_order``), for pods without a better one;
+- per label ``(key, value)``, the nodes carrying it (``_label_orders``): a pod whose
+  ``nodeSelector`` (or required node affinity ``In`` terms) allows few nodes walks only those,
+  merging the orders of the labels it allows;
+- per topology key, its domains by their first node key (``_domains``): a pod with
+  anti-affinity on that key (exclusive placement) walks the nodes domain by domain, merging the
+  domains' orders and passing over whole domains that hold a pod it must avoid without looking
+  at their nodes. Domains holding a pod whose anti-affinity term is on that key ("guarded":
+  with exclusive placement, every taken domain) are not in that order at all; an index of
+  those terms names the few guarded domains the pod may use (a term there fails to match it).
+
+So the multislice shape (leaders with exclusive placement, then followers pinned to their
+leader's pool) costs O(log n) per pod, however many pools and nodes there are. Inter-pod
+(anti-)affinity keeps, per topology domain ``(key, value)``, the bound pods there (and those
+carrying anti-affinity terms), so a check looks at one domain's pods, memoised per scheduling
+attempt.
 
 Binding: ``POST pods/<pod>/binding``, then a ``Normal Scheduled`` event ``Successfully assigned
 <ns>/<pod> to <node>`` from ``default-scheduler``. A pod that fits nowhere gets
@@ -60,7 +76,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,7 +104,8 @@ INITIAL_BACKOFF: SimTime = 1 * SECOND
 MAX_BACKOFF: SimTime = 10 * SECOND
 DEFAULT_MILLI_CPU = 100
 DEFAULT_MEMORY = 200 * 1024 * 1024
-SMALL_POOL_FRACTION = 4  # scan an index bucket when it holds at most 1/4 of the nodes
+SMALL_POOL_FRACTION = 4  # a pod with anti-affinity walks its pool, not the domains, when the pool
+# holds at most 1/4 of the nodes
 
 R_UNSCHEDULABLE = "node(s) were unschedulable"
 R_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
@@ -105,6 +122,7 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 PodKey = tuple[str, str]
 Pair = tuple[str, str]
+NodeKey = tuple[int, str]  # (-score, name): the scheduler's preference order, best first
 
 
 # ====================================================================== pod facts
@@ -261,6 +279,101 @@ def _terms(pod: dict[str, Any], kind: str) -> list[_Term]:
     return out
 
 
+def _discard(index: dict[Any, dict[Any, Any]], bucket: Any, member: Any) -> None:
+    """Remove ``member`` from ``index[bucket]``, dropping the bucket when it empties."""
+    members = index.get(bucket)
+    if members is not None:
+        members.pop(member, None)
+        if not members:
+            del index[bucket]
+
+
+TermId = tuple[PodKey, int]  # a bound pod's anti-affinity term: (pod, index in its terms)
+_FAILS_BY_LABEL = (sel.Operator.NOT_IN, sel.Operator.NOT_EQUALS)
+
+
+@dataclass(slots=True)
+class _Guards:
+    """The bound pods' anti-affinity terms on one topology key, by domain: a domain holding such a
+    term is closed to every pod the term matches (``existing pods anti-affinity``). Indexed to
+    find, for a pod, the domains where *every* term fails to match it, without evaluating them all.
+
+    A term fails a pod when the pod is outside the term's namespaces, when its selector matches
+    nothing, or when the pod fails one of its requirements. ``k notin (v, ...)`` and ``k != v``
+    fail exactly the pods labelled ``k=v``, so those are found from the pod's labels; the other
+    requirements and the namespace scopes repeat across terms (exclusive placement gives every
+    term the same ``Exists`` and priority requirements), so each distinct one is evaluated once.
+    """
+
+    terms: dict[str, int] = field(default_factory=dict)  # domain -> number of terms there
+    # condition -> the terms it is part of -> their domain. A requirement of None stands for a
+    # selector that matches nothing.
+    by_label: dict[Pair, dict[TermId, str]] = field(default_factory=dict)
+    by_requirement: dict[sel.Requirement | None, dict[TermId, str]] = field(default_factory=dict)
+    by_scope: dict[tuple[frozenset[str], sel.LabelSelector | None], dict[TermId, str]] = \
+        field(default_factory=dict)
+
+    def _conditions(self, term: _Term) -> Iterator[tuple[dict[Any, dict[TermId, str]], Any]]:
+        yield self.by_scope, (term.namespaces, term.ns_selector)
+        if term.selector.matches_nothing:
+            yield self.by_requirement, None
+        for r in term.selector.requirements:
+            if r.operator in _FAILS_BY_LABEL:
+                for value in r.values:
+                    yield self.by_label, (r.key, value)
+            else:
+                yield self.by_requirement, r
+
+    def add(self, term_id: TermId, term: _Term, domain: str) -> None:
+        self.terms[domain] = self.terms.get(domain, 0) + 1
+        for index, condition in self._conditions(term):
+            index.setdefault(condition, {})[term_id] = domain
+
+    def remove(self, term_id: TermId, term: _Term, domain: str) -> None:
+        left = self.terms[domain] - 1
+        if left:
+            self.terms[domain] = left
+        else:
+            del self.terms[domain]
+        for index, condition in self._conditions(term):
+            _discard(index, condition, term_id)
+
+    def open_to(self, namespace: str, labels: dict[str, str], ns_labels: dict[str, dict[str, str]]) -> set[str]:
+        """The domains where every term fails to match a pod in ``namespace`` with ``labels``."""
+        failing: dict[TermId, str] = {}
+        for pair in labels.items():
+            failing.update(self.by_label.get(pair, {}))
+        for r, terms in self.by_requirement.items():
+            if r is None or not r.matches(labels):
+                failing.update(terms)
+        for (names, ns_selector), terms in self.by_scope.items():
+            if namespace not in names and \
+                    (ns_selector is None or not ns_selector.matches(ns_labels.get(namespace) or {})):
+                failing.update(terms)
+        failed: dict[str, int] = {}
+        for domain in failing.values():
+            failed[domain] = failed.get(domain, 0) + 1
+        return {domain for domain, n in failed.items() if n == self.terms[domain]}
+
+
+@dataclass(slots=True)
+class _Domains:
+    """The domains of one topology key, kept for pods with anti-affinity on that key.
+
+    ``order`` lists ``(first node key, value)`` of the *unguarded* domains (no bound pod there
+    has an anti-affinity term on the key), best first; guarded domains are left out, as most
+    pods may not use them (``guards`` finds the ones a pod may). ``listed`` is where each
+    listed domain sits in ``order``; domains in ``stale`` (a node, its key or a guard changed)
+    are re-listed before the next look, so a domain filling up node after node moves once per
+    look, not once per pod.
+    """
+
+    guards: _Guards = field(default_factory=_Guards)
+    order: SortedList = field(default_factory=SortedList)
+    listed: dict[str, NodeKey] = field(default_factory=dict)
+    stale: dict[str, None] = field(default_factory=dict)
+
+
 @dataclass(slots=True)
 class _PodInfo:
     """A bound, non-terminal pod as the scheduler accounts it."""
@@ -286,8 +399,9 @@ class _NodeInfo:
     nonzero_cpu: int = 0
     nonzero_mem: int = 0
     pod_count: int = 0
+    key: NodeKey = (0, "")  # order_key() as of the last change of the node's usage
 
-    def order_key(self) -> tuple[int, str]:
+    def order_key(self) -> NodeKey:
         cpu, mem = self.allocatable.get("cpu", 0), self.allocatable.get("memory", 0)
         score = 0
         if cpu > 0:
@@ -328,10 +442,20 @@ class Scheduler:
         self.recorder = rt.recorder(DEFAULT_SCHEDULER_NAME)
         self._nodes: dict[str, _NodeInfo] = {}
         self._nodes_by_label: dict[Pair, dict[str, None]] = {}
-        self._order: SortedList = SortedList()
+        self._label_key_nodes: dict[str, int] = {}  # label key -> how many nodes carry it
+        # Node keys in order (module docstring), each built the first time a pod needs it and
+        # kept up to date from then on. Invariants: ``_order``, once built, holds every node's
+        # key; ``_label_orders[pair]``, when present, holds the keys of exactly the nodes in
+        # ``_nodes_by_label[pair]`` (never empty); for a topology key ``k`` in ``_domains``,
+        # every label ``(k, v)`` has its order, ``_domains[k].guards`` holds the terms on ``k``
+        # of the pods in ``_domain_anti``, and every unguarded domain is listed or stale.
+        self._order: SortedList | None = None
+        self._label_orders: dict[Pair, SortedList] = {}
+        self._domains: dict[str, _Domains] = {}
         self._bound: dict[PodKey, _PodInfo] = {}
         self._node_pods: dict[str, dict[PodKey, None]] = {}
-        self._pods_by_label: dict[Pair, dict[PodKey, None]] = {}
+        # label key -> value -> bound pods, for the keys pod affinity has asked about so far
+        self._pods_by_label: dict[str, dict[str, dict[PodKey, None]]] = {}
         self._domain_pods: dict[Pair, dict[PodKey, None]] = {}
         self._domain_anti: dict[Pair, dict[PodKey, None]] = {}
         self._anti_keys: dict[str, int] = {}
@@ -390,22 +514,32 @@ class Scheduler:
 
     def _add_node(self, info: _NodeInfo) -> None:
         self._nodes[info.name] = info
-        for pair in info.labels.items():
-            self._nodes_by_label.setdefault(pair, {})[info.name] = None
         for key in self._node_pods.get(info.name, {}):
             pod = self._bound[key]
             self._account(info, pod, +1)
             self._index_domains(pod, info, add=True)
-        self._order.add(info.order_key())
+        info.key = info.order_key()
+        if self._order is not None:
+            self._order.add(info.key)
+        for pair in info.labels.items():
+            self._nodes_by_label.setdefault(pair, {})[info.name] = None
+            self._label_key_nodes[pair[0]] = self._label_key_nodes.get(pair[0], 0) + 1
+            self._move_in_label_order(pair, None, info.key)
 
     def _remove_node(self, info: _NodeInfo) -> None:
-        self._order.remove(info.order_key())
+        if self._order is not None:
+            self._order.remove(info.key)
         for pair in info.labels.items():
-            bucket = self._nodes_by_label.get(pair)
-            if bucket is not None:
-                bucket.pop(info.name, None)
-                if not bucket:
-                    del self._nodes_by_label[pair]
+            self._move_in_label_order(pair, info.key, None)
+            bucket = self._nodes_by_label[pair]
+            del bucket[info.name]
+            if not bucket:
+                del self._nodes_by_label[pair]
+            left = self._label_key_nodes[pair[0]] - 1
+            if left:
+                self._label_key_nodes[pair[0]] = left
+            else:
+                del self._label_key_nodes[pair[0]]
         for key in self._node_pods.get(info.name, {}):
             self._index_domains(self._bound[key], info, add=False)
         del self._nodes[info.name]
@@ -451,44 +585,71 @@ class Scheduler:
     def _pod_info(self, pod: dict[str, Any], node: str, at: _Attempt | None = None) -> _PodInfo:
         meta, spec = pod["metadata"], pod.get("spec") or {}
         return _PodInfo(key=(meta.get("namespace") or "", meta["name"]), uid=meta.get("uid", ""),
-                        labels=dict(meta.get("labels") or {}), node=node,
+                        labels=at.labels if at is not None else dict(meta.get("labels") or {}), node=node,
                         requests=at.requests if at is not None else pod_requests(spec),
                         nonzero=_nonzero(spec), priority=int(spec.get("priority") or 0),
                         anti_terms=at.anti_terms if at is not None else _terms(pod, "podAntiAffinity"))
 
     def _account(self, node: _NodeInfo, pod: _PodInfo, sign: int) -> None:
+        requested = node.requested
         for k, v in pod.requests.items():
-            node.requested[k] = node.requested.get(k, 0) + sign * v
+            requested[k] = requested.get(k, 0) + sign * v
         node.nonzero_cpu += sign * pod.nonzero[0]
         node.nonzero_mem += sign * pod.nonzero[1]
         node.pod_count += sign
 
-    def _index_domains(self, pod: _PodInfo, node: _NodeInfo, *, add: bool) -> None:
-        anti_keys = {t.topology_key for t in pod.anti_terms}
+    def _reaccount(self, node: _NodeInfo, pod: _PodInfo, sign: int) -> None:
+        """Account ``pod`` on a known node (sign +1) or take it off (-1), and re-sort the node."""
+        old = node.key
+        self._account(node, pod, sign)
+        node.key = new = node.order_key()
+        if new == old:
+            return
+        if self._order is not None:
+            self._order.remove(old)
+            self._order.add(new)
         for pair in node.labels.items():
-            indexes = [self._domain_pods] + ([self._domain_anti] if pair[0] in anti_keys else [])
-            for index in indexes:
+            if pair in self._label_orders:  # (every domain of a kept topology key has its order)
+                self._move_in_label_order(pair, old, new)
+
+    def _index_domains(self, pod: _PodInfo, node: _NodeInfo, *, add: bool) -> None:
+        anti_keys = {t.topology_key for t in pod.anti_terms} if pod.anti_terms else ()
+        for pair in node.labels.items():
+            if add:
+                self._domain_pods.setdefault(pair, {})[pod.key] = None
+            else:
+                _discard(self._domain_pods, pair, pod.key)
+            if pair[0] in anti_keys:
                 if add:
-                    index.setdefault(pair, {})[pod.key] = None
+                    self._domain_anti.setdefault(pair, {})[pod.key] = None
                 else:
-                    bucket = index.get(pair)
-                    if bucket is not None:
-                        bucket.pop(pod.key, None)
-                        if not bucket:
-                            del index[pair]
+                    _discard(self._domain_anti, pair, pod.key)
+                domains = self._domains.get(pair[0])
+                if domains is not None:
+                    self._guard(domains.guards, pod, pair[0], pair[1], add=add)
+                    domains.stale[pair[1]] = None
+
+    @staticmethod
+    def _guard(guards: _Guards, pod: _PodInfo, topology_key: str, domain: str, *, add: bool) -> None:
+        for i, term in enumerate(pod.anti_terms):
+            if term.topology_key == topology_key:
+                if add:
+                    guards.add((pod.key, i), term, domain)
+                else:
+                    guards.remove((pod.key, i), term, domain)
 
     def _assume(self, pod: _PodInfo) -> None:
         self._bound[pod.key] = pod
         self._node_pods.setdefault(pod.node, {})[pod.key] = None
-        for pair in pod.labels.items():
-            self._pods_by_label.setdefault(pair, {})[pod.key] = None
+        for label_key, by_value in self._pods_by_label.items():
+            value = pod.labels.get(label_key)
+            if value is not None:
+                by_value.setdefault(value, {})[pod.key] = None
         for term in pod.anti_terms:
             self._anti_keys[term.topology_key] = self._anti_keys.get(term.topology_key, 0) + 1
         node = self._nodes.get(pod.node)
         if node is not None:
-            self._order.remove(node.order_key())
-            self._account(node, pod, +1)
-            self._order.add(node.order_key())
+            self._reaccount(node, pod, +1)
             self._index_domains(pod, node, add=True)
 
     def _forget(self, key: PodKey, uid: str | None) -> bool:
@@ -498,28 +659,78 @@ class Scheduler:
         node = self._nodes.get(pod.node)
         if node is not None:
             self._index_domains(pod, node, add=False)
-            self._order.remove(node.order_key())
-            self._account(node, pod, -1)
-            self._order.add(node.order_key())
+            self._reaccount(node, pod, -1)
         for term in pod.anti_terms:
             left = self._anti_keys[term.topology_key] - 1
             if left:
                 self._anti_keys[term.topology_key] = left
             else:
                 del self._anti_keys[term.topology_key]
-        for pair in pod.labels.items():
-            bucket = self._pods_by_label.get(pair)
-            if bucket is not None:
-                bucket.pop(key, None)
-                if not bucket:
-                    del self._pods_by_label[pair]
-        on_node = self._node_pods.get(pod.node)
-        if on_node is not None:
-            on_node.pop(key, None)
-            if not on_node:
-                del self._node_pods[pod.node]
+        for label_key, by_value in self._pods_by_label.items():
+            value = pod.labels.get(label_key)
+            if value is not None:
+                _discard(by_value, value, key)
+        _discard(self._node_pods, pod.node, key)
         del self._bound[key]
         return True
+
+    # ------------------------------------------------------------------ node orders
+    def _move_in_label_order(self, pair: Pair, old: NodeKey | None, new: NodeKey | None) -> None:
+        """Replace node key ``old`` by ``new`` (None: absent) in the order of label ``pair``, if
+        that order is kept (and mark the label's domain stale, if its topology key is kept)."""
+        order = self._label_orders.get(pair)
+        domains = self._domains.get(pair[0])
+        if order is None:
+            if domains is None or new is None:
+                return
+            order = self._label_orders[pair] = SortedList()  # a new domain of a kept key
+        if old is not None:
+            order.remove(old)
+        if new is not None:
+            order.add(new)
+        if not order:
+            del self._label_orders[pair]
+        if domains is not None:
+            domains.stale[pair[1]] = None
+
+    def _all_order(self) -> SortedList:
+        """Every node's key, in order."""
+        if self._order is None:
+            self._order = SortedList(node.key for node in self._nodes.values())
+        return self._order
+
+    def _label_order(self, pair: Pair) -> SortedList:
+        """The keys of the nodes labelled ``pair``, in order."""
+        order = self._label_orders.get(pair)
+        if order is None:
+            order = SortedList(self._nodes[name].key for name in self._nodes_by_label.get(pair, ()))
+            if order:
+                self._label_orders[pair] = order
+        return order
+
+    def _domains_of(self, topology_key: str) -> _Domains:
+        """The domains of ``topology_key``, up to date."""
+        domains = self._domains.get(topology_key)
+        if domains is None:
+            domains = self._domains[topology_key] = _Domains()
+            for (label_key, value), pods in self._domain_anti.items():
+                if label_key == topology_key:
+                    for key in pods:
+                        self._guard(domains.guards, self._bound[key], topology_key, value, add=True)
+            for pair in self._nodes_by_label:
+                if pair[0] == topology_key:
+                    self._label_order(pair)
+                    domains.stale[pair[1]] = None
+        for value in domains.stale:
+            listed = domains.listed.pop(value, None)
+            if listed is not None:
+                domains.order.remove((listed, value))
+            order = self._label_orders.get((topology_key, value))
+            if order is not None and value not in domains.guards.terms:
+                domains.listed[value] = order[0]
+                domains.order.add((order[0], value))
+        domains.stale.clear()
+        return domains
 
     # ------------------------------------------------------------------ queue
     def _enqueue(self, key: PodKey, ready_at: SimTime) -> None:
@@ -604,63 +815,108 @@ class Scheduler:
                         required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),
                         affinity_terms=_terms(pod, "podAffinity"), anti_terms=_terms(pod, "podAntiAffinity"))
 
-    def _pool(self, at: _Attempt) -> Iterable[str] | None:
-        """Node names the pod's required node constraints allow, from the label index (None: all)."""
-        best: Iterable[str] | None = None
+    def _pool(self, at: _Attempt) -> tuple[list[Sequence[NodeKey]], int] | None:
+        """The nodes the pod's required node constraints allow (None: all), as sorted runs of node
+        keys with their total length: the smallest ``nodeSelector`` label, or for required node
+        affinity the union over its terms of each term's smallest ``In`` option. Runs may overlap
+        and may hold nodes the pod does not fit; the filters decide."""
+        best: list[Pair | Sequence[NodeKey]] | None = None  # label pairs stand for their orders
         best_size = len(self._nodes)
         for pair in at.node_selector.items():
-            bucket = self._nodes_by_label.get(pair, {})
-            if len(bucket) < best_size or best is None:
-                best, best_size = bucket, len(bucket)
+            size = len(self._nodes_by_label.get(pair, ()))
+            if best is None or size < best_size:
+                best, best_size = [pair], size
         if at.required_terms:
-            union: dict[str, None] = {}
+            union: list[Pair | Sequence[NodeKey]] = []
+            union_size = 0
             for term in at.required_terms:
-                options = []
+                options: list[tuple[int, list[Pair | Sequence[NodeKey]]]] = []
                 for expr in term.get("matchExpressions") or []:
                     if expr.get("operator") == "In":
-                        names: dict[str, None] = {}
-                        for value in expr.get("values") or []:
-                            names.update(self._nodes_by_label.get((expr.get("key", ""), value), {}))
-                        options.append(names)
+                        pairs = [(expr.get("key", ""), value) for value in dict.fromkeys(expr.get("values") or [])]
+                        options.append((sum(len(self._nodes_by_label.get(pair, ())) for pair in pairs), [*pairs]))
                 for f in term.get("matchFields") or []:
                     if f.get("key") == "metadata.name" and f.get("operator") == "In":
-                        options.append({n: None for n in f.get("values") or [] if n in self._nodes})
+                        keys = sorted({self._nodes[n].key for n in f.get("values") or [] if n in self._nodes})
+                        options.append((len(keys), [keys]))
                 if not options:
-                    union = {}
                     break
-                union.update(min(options, key=len))
+                size, runs = min(options, key=lambda option: option[0])
+                union += runs
+                union_size += size
             else:
-                if best is None or len(union) < best_size:
-                    best, best_size = union, len(union)
-        return best
+                if best is None or union_size < best_size:
+                    best, best_size = union, union_size
+        if best is None:
+            return None
+        return [self._label_order(run) if isinstance(run, tuple) else run for run in best], best_size
 
     def _find_node(self, at: _Attempt) -> str | None:
-        pool = self._pool(at)
-        if pool is not None and len(pool) * SMALL_POOL_FRACTION <= len(self._nodes):
-            best: tuple[int, str] | None = None
-            for name in pool:
-                node = self._nodes[name]
-                if self._filter(node, at) is None:
-                    k = node.order_key()
-                    if best is None or k < best:
-                        best = k
-            return None if best is None else best[1]
-        # A domain already known to hold a pod this pod must avoid rules out all its nodes: skip
-        # them without filtering (keeps exclusive placement linear in the number of domains' nodes
-        # it looks at, not nodes x leaders).
+        """The feasible node with the smallest node key (highest score, then name), or None."""
         keys = {t.topology_key for t in at.anti_terms}
         anti_key = next(iter(keys)) if len(keys) == 1 else None
-        terms = range(len(at.anti_terms))
-        memo = at.anti_memo
-        for _, name in self._order:
+        pool = self._pool(at)
+        small_pool = pool is not None and pool[1] * SMALL_POOL_FRACTION <= len(self._nodes)
+        if anti_key is not None and not small_pool and self._label_key_nodes.get(anti_key) == len(self._nodes):
+            return self._find_by_domain(at, anti_key)
+        if pool is None:
+            candidates: Iterable[NodeKey] = self._all_order()
+        elif len(pool[0]) == 1:
+            candidates = pool[0][0]
+        else:
+            candidates = (key for key, _ in itertools.groupby(heapq.merge(*pool[0])))  # merged, deduplicated
+        # Nodes in domains the pod's anti-affinity rules out are passed over without filtering.
+        for _, name in candidates:
             node = self._nodes[name]
             if anti_key is not None:
                 domain = node.labels.get(anti_key)
-                if domain is not None and any(memo.get((i, domain)) for i in terms):
+                if domain is not None and self._domain_excluded(at, anti_key, domain):
                     continue
             if self._filter(node, at) is None:
                 return name
         return None
+
+    def _find_by_domain(self, at: _Attempt, topology_key: str) -> str | None:
+        """``_find_node`` for a pod with anti-affinity on ``topology_key``, which every node carries.
+
+        Walks the nodes in order as a merge of the domains' own orders: a domain joins the merge
+        when its first node could be next, unless the pod's own anti-affinity rules it out as a
+        whole (then none of its nodes is looked at). Guarded domains whose guards match the pod
+        are never even listed. Cost: the nodes filtered plus the unguarded domains passed over.
+        """
+        domains = self._domains_of(topology_key)
+        open_guarded = sorted((self._label_orders[(topology_key, value)][0], value)
+                              for value in domains.guards.open_to(at.namespace, at.labels, self._ns_labels))
+        joining = heapq.merge(domains.order, open_guarded)
+        waiting = next(joining, None)
+        merge: list[tuple[NodeKey, Iterator[NodeKey]]] = []  # (next node key, rest of its domain)
+        while True:
+            if waiting is not None and (not merge or waiting[0] < merge[0][0]):
+                value = waiting[1]
+                waiting = next(joining, None)
+                if not self._domain_excluded(at, topology_key, value):
+                    nodes = iter(self._label_orders[(topology_key, value)])
+                    heapq.heappush(merge, (next(nodes), nodes))
+                continue
+            if not merge:
+                return None
+            key, nodes = merge[0]
+            if self._filter(self._nodes[key[1]], at) is None:
+                return key[1]
+            following = next(nodes, None)
+            if following is None:
+                heapq.heappop(merge)
+            else:
+                heapq.heapreplace(merge, (following, nodes))
+
+    def _domain_excluded(self, at: _Attempt, topology_key: str, value: str) -> bool:
+        """Whether every node of domain ``(topology_key, value)`` fails ``InterPodAffinity``: the
+        domain holds a pod one of the pod's anti-affinity terms on that key matches, or a pod
+        whose anti-affinity term on that key matches the pod."""
+        for i, t in enumerate(at.anti_terms):
+            if t.topology_key == topology_key and self._anti_hit(at, i, value):
+                return True
+        return topology_key in self._anti_keys and self._existing_anti_hit(at, (topology_key, value))
 
     # ------------------------------------------------------------------ filters
     def _filter(self, node: _NodeInfo, at: _Attempt) -> tuple[list[str], bool] | None:
@@ -701,11 +957,21 @@ class Scheduler:
     def _candidate_pods(self, term: _Term) -> Iterable[PodKey]:
         best: Iterable[PodKey] = self._bound
         size = len(self._bound)
-        for pair in term.selector.equality_terms():
-            bucket = self._pods_by_label.get(pair, {})
+        for label_key, value in term.selector.equality_terms():
+            bucket = self._pods_labelled(label_key).get(value, {})
             if len(bucket) < size:
                 best, size = bucket, len(bucket)
         return best
+
+    def _pods_labelled(self, label_key: str) -> dict[str, dict[PodKey, None]]:
+        """Bound pods by their value of label ``label_key`` (indexed from now on)."""
+        by_value = self._pods_by_label.get(label_key)
+        if by_value is None:
+            by_value = self._pods_by_label[label_key] = {}
+            for key, pod in self._bound.items():
+                if label_key in pod.labels:
+                    by_value.setdefault(pod.labels[label_key], {})[key] = None
+        return by_value
 
     def _satisfies_affinity(self, node: _NodeInfo, at: _Attempt) -> bool:
         """``satisfyPodAffinity``: counts come from pods matching *all* the pod's affinity terms."""
@@ -737,40 +1003,36 @@ class Scheduler:
     def _violates_anti_affinity(self, node: _NodeInfo, at: _Attempt) -> bool:
         for i, t in enumerate(at.anti_terms):
             value = node.labels.get(t.topology_key)
-            if value is None:
-                continue
-            memo_key = (i, value)
-            hit = at.anti_memo.get(memo_key)
-            if hit is None:
-                hit = False
-                for key in self._domain_pods.get((t.topology_key, value), {}):
-                    if t.matches(key[0], self._bound[key].labels, self._ns_labels):
-                        hit = True
-                        break
-                at.anti_memo[memo_key] = hit
-            if hit:
+            if value is not None and self._anti_hit(at, i, value):
                 return True
         return False
+
+    def _anti_hit(self, at: _Attempt, i: int, value: str) -> bool:
+        """Whether domain ``value`` of anti-affinity term ``i``'s key holds a pod the term matches."""
+        memo_key = (i, value)
+        hit = at.anti_memo.get(memo_key)
+        if hit is None:
+            t = at.anti_terms[i]
+            hit = any(t.matches(key[0], self._bound[key].labels, self._ns_labels)
+                      for key in self._domain_pods.get((t.topology_key, value), {}))
+            at.anti_memo[memo_key] = hit
+        return hit
 
     def _violates_existing_anti_affinity(self, node: _NodeInfo, at: _Attempt) -> bool:
         for tk in self._anti_keys:
             value = node.labels.get(tk)
-            if value is None:
-                continue
-            pair = (tk, value)
-            hit = at.existing_memo.get(pair)
-            if hit is None:
-                hit = False
-                for key in self._domain_anti.get(pair, {}):
-                    other = self._bound[key]
-                    if any(t.topology_key == tk and t.matches(at.namespace, at.labels, self._ns_labels)
-                           for t in other.anti_terms):
-                        hit = True
-                        break
-                at.existing_memo[pair] = hit
-            if hit:
+            if value is not None and self._existing_anti_hit(at, (tk, value)):
                 return True
         return False
+
+    def _existing_anti_hit(self, at: _Attempt, pair: Pair) -> bool:
+        """Whether domain ``pair`` holds a pod with an anti-affinity term on its key matching the pod."""
+        hit = at.existing_memo.get(pair)
+        if hit is None:
+            hit = any(t.topology_key == pair[0] and t.matches(at.namespace, at.labels, self._ns_labels)
+                      for key in self._domain_anti.get(pair, {}) for t in self._bound[key].anti_terms)
+            at.existing_memo[pair] = hit
+        return hit
 
     # ------------------------------------------------------------------ outcomes
     def _fit_error(self, at: _Attempt) -> str:
