@@ -22,6 +22,14 @@ order), then new slices; emptied slices are deleted, except that a Service witho
 keeps one empty placeholder slice, as upstream does. Writes happen one reconcile later (same
 virtual instant), so many pod changes at one instant give one write per slice.
 
+Cost: a pod event costs O(1) (the Services whose selector shares a label pair with the pod are
+cached per pod until its labels or a Service change); a reconcile re-evaluates only the pods that
+changed since the Service's last reconcile (or sit on a node whose zone changed) and re-reads only
+the slices whose object changed, plus one pass over the Service's slices. A new Service, or a new
+selector or ``publishNotReadyAddresses``, evaluates every pod in the informer once. The writes are
+exactly those of a full rebuild (``tests/fakekube/test_dns_incremental.py`` checks this against
+one on random workloads).
+
 **Resolver** ``resolve(name, namespace="default") -> list[str]`` (sorted IPs; ``[]`` for an
 unknown name), from the Services and the EndpointSlices in the API (as CoreDNS reads them), via
 indexes (no scans over pods):
@@ -47,6 +55,8 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
+from sortedcontainers import SortedDict
+
 from fakekube._core.clock import format_time
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
@@ -66,12 +76,103 @@ MAX_ENDPOINTS_PER_SLICE = 100
 NDOTS = 5
 
 ServiceKey = tuple[str, str]
+PodKey = tuple[str, str]
 
 
 @dataclass(frozen=True, slots=True)
 class _Record:
     ip: str
     ready: bool
+
+
+@dataclass(slots=True)
+class _Pod:
+    """What the controller last saw of a pod: enough to know what to re-evaluate when it changes."""
+
+    labels: dict[str, str]
+    node: str
+    services: tuple[ServiceKey, ...]  # the Services sharing a label pair with ``labels``
+    epoch: tuple[int, int]  # when ``services`` was computed (Service changes invalidate it)
+
+
+@dataclass(slots=True)
+class _Endpoint:
+    uid: str
+    ep: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Slice:
+    """An existing slice as last read: its object, the pod uids it holds, the desired endpoints it
+    keeps (``None``: to recompute) and the ``(ports, labels)`` it was found up to date with."""
+
+    obj: dict[str, Any]
+    uids: list[str]
+    kept: list[dict[str, Any]] | None = None
+    verified: tuple[Any, dict[str, str]] | None = None
+
+
+class _ServiceState:
+    """One Service's desired endpoints and existing slices, kept up to date incrementally, so that a
+    reconcile costs what changed (plus a pass over its slices), not a rebuild of the whole Service."""
+
+    def __init__(self, selector: dict[str, str], publish: bool) -> None:
+        self.selector = selector
+        self.publish = publish
+        self.label_sel = sel.selector_from_set(selector)
+        self.dirty: dict[PodKey, None] = {}  # pods to re-evaluate
+        self.endpoints: SortedDict = SortedDict()  # PodKey -> _Endpoint: the desired endpoints, in pod order
+        self.by_uid: dict[str, PodKey] = {}
+        self.slices: dict[str, _Slice] = {}
+        self.count: dict[str, int] = {}  # uid -> how often the existing slices hold it
+        self.holder: dict[str, str] = {}  # uid -> the slice holding it, for uids held once
+        self.dups = 0  # uids held more than once
+        self.unplaced: dict[str, None] = {}  # desired uids no slice holds
+
+    def add_endpoint(self, pod_key: PodKey, endpoint: _Endpoint) -> None:
+        self.endpoints[pod_key] = endpoint
+        self.by_uid[endpoint.uid] = pod_key
+        if endpoint.uid not in self.count:
+            self.unplaced[endpoint.uid] = None
+
+    def remove_endpoint(self, pod_key: PodKey) -> None:
+        uid = self.endpoints.pop(pod_key).uid
+        del self.by_uid[uid]
+        self.unplaced.pop(uid, None)
+
+    def register(self, name: str, seen: _Slice) -> None:
+        self.slices[name] = seen
+        for uid in seen.uids:
+            n = self.count[uid] = self.count.get(uid, 0) + 1
+            if n == 1:
+                self.holder[uid] = name
+                self.unplaced.pop(uid, None)
+            elif n == 2:
+                self.dups += 1
+                self.holder.pop(uid, None)
+
+    def unregister(self, name: str) -> list[str]:
+        """Forget a slice; returns the uids now held once, whose holder is to be found."""
+        lost = []
+        for uid in self.slices.pop(name).uids:
+            n = self.count[uid] = self.count[uid] - 1
+            if n == 0:
+                del self.count[uid]
+                self.holder.pop(uid, None)
+                if uid in self.by_uid:
+                    self.unplaced[uid] = None
+            elif n == 1:
+                self.dups -= 1
+                lost.append(uid)
+        return lost
+
+    def find_holders(self, uids: list[str]) -> None:
+        wanted = {uid for uid in uids if self.count.get(uid) == 1}
+        if wanted:
+            for name, seen in self.slices.items():
+                for uid in seen.uids:
+                    if uid in wanted:
+                        self.holder[uid] = name
 
 
 def _ip_key(ip: str) -> tuple[int, int | str]:
@@ -92,6 +193,11 @@ class Dns:
         self.domain = cluster_domain
         self.queue = rt.controller("endpointslice-controller", self._reconcile)
         self._pending_since: dict[ServiceKey, int] = {}
+        self._states: dict[ServiceKey, _ServiceState] = {}
+        self._pod_info: dict[PodKey, _Pod] = {}
+        self._by_node: dict[str, dict[PodKey, None]] = {}
+        self._node_zone: dict[str, str | None] = {}
+        self._selector_version = 0
         # resolver indexes, fed by the EndpointSlice informer
         self._slice_records: dict[tuple[str, str], tuple[ServiceKey, list[tuple[str | None, _Record]]]] = {}
         self._by_service: dict[ServiceKey, dict[str, list[_Record]]] = {}
@@ -103,15 +209,19 @@ class Dns:
         self._services = self.rt.informer("services")
         self._services.add_index("dns/selector", self._service_selector_keys)
         self._pods = self.rt.informer("pods")
-        self._pods.add_index("dns/ns-label", lambda p: [f"{p['metadata'].get('namespace')}/{k}={v}"
-                                                        for k, v in (p["metadata"].get("labels") or {}).items()])
         self._nodes = self.rt.informer("nodes")
         self._slices = self.rt.informer("endpointslices")
         self._slices.add_index("dns/service", lambda s: [
             f"{s['metadata'].get('namespace')}/{(s['metadata'].get('labels') or {}).get(LABEL_SERVICE_NAME)}"]
             if LABEL_SERVICE_NAME in (s["metadata"].get("labels") or {}) else [])
+        for key, pod in self._pods.cache.items():  # objects cached before these handlers were added
+            self._remember_pod(key, pod["metadata"].get("labels") or {}, (pod.get("spec") or {}).get("nodeName") or "",
+                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None))
+        for node in self._nodes.cache.values():
+            self._node_zone[node["metadata"]["name"]] = (node["metadata"].get("labels") or {}).get(LABEL_ZONE)
         self._services.add_handler(self._on_service)
         self._pods.add_handler(self._on_pod)
+        self._nodes.add_handler(self._on_node)
         self._slices.add_handler(self._on_slice)
 
     def stop(self) -> None:
@@ -207,19 +317,100 @@ class Dns:
         self.queue.enqueue(key)
 
     def _on_service(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        self._selector_version += 1  # the pods' cached Service lists are stale
         self._touch((obj["metadata"].get("namespace") or "", obj["metadata"]["name"]))
 
+    def _services_for(self, ns: str, labels: dict[str, str], pod: _Pod | None) -> tuple[ServiceKey, ...]:
+        """The Services of ``ns`` whose selector shares a ``key=value`` pair with ``labels`` (sorted);
+        a pod's cached list while its labels and the Services' selectors are unchanged."""
+        epoch = (self._selector_version, len(self._services.cache))  # a relist drops Services silently
+        if pod is not None and pod.epoch == epoch and (pod.labels is labels or pod.labels == labels):
+            return pod.services
+        keys = {(ns, svc["metadata"]["name"]) for k, v in labels.items()
+                for svc in self._services.by_index("dns/selector", f"{ns}/{k}={v}")}
+        return tuple(sorted(keys))
+
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        ns = obj["metadata"].get("namespace") or ""
-        keys: dict[ServiceKey, None] = {}
-        for pod in (obj, old):
-            if pod is None:
-                continue
-            for k, v in (pod["metadata"].get("labels") or {}).items():
-                for svc in self._services.by_index("dns/selector", f"{ns}/{k}={v}"):
-                    keys[(ns, svc["metadata"]["name"])] = None
-        for key in sorted(keys):
-            self._touch(key)
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        labels = meta.get("labels") or {}
+        seen = self._pod_info.get(key)
+        touched = services = self._services_for(key[0], labels, seen)
+        if old is not None:
+            old_labels = old["metadata"].get("labels") or {}
+            if old_labels is not labels and old_labels != labels:
+                touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen)}))
+        for svc_key in touched:
+            self._mark(svc_key, key)
+        if seen is not None and seen.services is not services:  # e.g. ``old`` is None after a relist
+            for svc_key in seen.services:
+                self._mark(svc_key, key)
+        if type_ == "DELETED":
+            self._forget_pod(key)
+        else:
+            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services)
+        for svc_key in touched:
+            self._touch(svc_key)
+
+    def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        name = obj["metadata"]["name"]
+        before = self._node_zone.pop(name, None)
+        zone = None
+        if type_ != "DELETED":
+            zone = self._node_zone[name] = (obj["metadata"].get("labels") or {}).get(LABEL_ZONE)
+        if zone != before:
+            self._mark_node(name)
+
+    # ------------------------------------------------------------------ what the controller has seen
+    def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str,
+                      services: tuple[ServiceKey, ...]) -> None:
+        epoch = (self._selector_version, len(self._services.cache))
+        seen = self._pod_info.get(key)
+        if seen is None:
+            self._pod_info[key] = _Pod(labels, node, services, epoch)
+            self._by_node.setdefault(node, {})[key] = None
+            return
+        if seen.node != node:
+            self._unindex_node(key, seen.node)
+            self._by_node.setdefault(node, {})[key] = None
+        seen.labels, seen.node, seen.services, seen.epoch = labels, node, services, epoch
+
+    def _forget_pod(self, key: PodKey) -> None:
+        seen = self._pod_info.pop(key, None)
+        if seen is not None:
+            self._unindex_node(key, seen.node)
+
+    def _unindex_node(self, key: PodKey, node: str) -> None:
+        on_node = self._by_node.get(node)
+        if on_node is not None:
+            on_node.pop(key, None)
+            if not on_node:
+                del self._by_node[node]
+
+    def _mark(self, svc_key: ServiceKey, pod_key: PodKey) -> None:
+        """Re-evaluate ``pod_key`` at the next reconcile of ``svc_key``."""
+        state = self._states.get(svc_key)
+        if state is not None:
+            state.dirty[pod_key] = None
+
+    def _mark_node(self, node: str) -> None:
+        """A node's zone changed: re-evaluate its pods (their endpoints carry the zone)."""
+        for pod_key in self._by_node.get(node) or {}:
+            seen = self._pod_info[pod_key]
+            for svc_key in self._services_for(pod_key[0], seen.labels, seen):
+                self._mark(svc_key, pod_key)
+
+    def _catch_up(self) -> None:
+        """Informers drop their cache silently when they relist; forget pods and nodes that vanished."""
+        if len(self._pod_info) != len(self._pods):
+            for key in [k for k in self._pod_info if self._pods.get(k[1], k[0]) is None]:
+                for svc_key in self._services_for(key[0], self._pod_info[key].labels, self._pod_info[key]):
+                    self._mark(svc_key, key)
+                self._forget_pod(key)
+        if len(self._node_zone) != len(self._nodes):
+            for name in [n for n in self._node_zone if self._nodes.get(n) is None]:
+                if self._node_zone.pop(name) is not None:
+                    self._mark_node(name)
 
     # ------------------------------------------------------------------ reconcile
     def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
@@ -279,6 +470,97 @@ class Dns:
             out.append(port)
         return out
 
+    def _state(self, key: ServiceKey, svc: dict[str, Any], selector: dict[str, str]) -> _ServiceState:
+        """The Service's reconcile state; a new one (every matching pod to evaluate) when its selector
+        or ``publishNotReadyAddresses`` changed."""
+        publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
+        state = self._states.get(key)
+        if state is None or state.selector != selector or state.publish != publish:
+            state = self._states[key] = _ServiceState(selector, publish)
+            for pod_key, pod in self._pods.cache.items():
+                if pod_key[0] == key[0] and state.label_sel.matches(pod["metadata"].get("labels") or {}):
+                    state.dirty[pod_key] = None
+        return state
+
+    def _sync_slices(self, state: _ServiceState, existing: list[dict[str, Any]]) -> None:
+        """Note which pod uids each existing slice holds (only slices whose object changed are read)."""
+        names = {s["metadata"]["name"] for s in existing}
+        lost: list[str] = []
+        for name in [n for n in state.slices if n not in names]:
+            lost += state.unregister(name)
+        for s in existing:
+            name = s["metadata"]["name"]
+            seen = state.slices.get(name)
+            if seen is None or seen.obj is not s:
+                if seen is not None:
+                    lost += state.unregister(name)
+                uids = [uid for ep in s.get("endpoints") or [] if (uid := (ep.get("targetRef") or {}).get("uid"))]
+                state.register(name, _Slice(s, uids))
+        state.find_holders(lost)
+
+    def _sync_endpoints(self, state: _ServiceState, svc: dict[str, Any]) -> None:
+        """Re-evaluate the pods marked since the last reconcile."""
+        changed: list[str] = []
+        for pod_key in state.dirty:
+            pod = self._pods.get(pod_key[1], pod_key[0])
+            ep = uid = None
+            if (pod is not None and self._in_endpoints(pod)
+                    and state.label_sel.matches(pod["metadata"].get("labels") or {})):
+                ep, uid = self._endpoint(svc, pod), pod["metadata"]["uid"]
+            current = state.endpoints.get(pod_key)
+            if current is not None and current.uid == uid and ep is not None:
+                if current.ep != ep:  # (an unchanged endpoint keeps its object: slices holding it stay verified)
+                    current.ep = ep
+                    changed.append(uid)
+                continue
+            if current is not None:
+                state.remove_endpoint(pod_key)
+                changed.append(current.uid)
+            if ep is not None and uid is not None:
+                state.add_endpoint(pod_key, _Endpoint(uid, ep))
+                changed.append(uid)
+        state.dirty.clear()
+        for uid in changed:
+            holder = state.holder.get(uid)
+            if holder is not None:
+                state.slices[holder].kept = None
+
+    def _plan(self, state: _ServiceState, existing: list[dict[str, Any]]
+              ) -> list[tuple[_Slice | None, list[dict[str, Any]]]]:
+        """Keep endpoints in the slice that holds them; fill slices with room (in name order); then new
+        slices; drop emptied slices, but keep one (empty) slice when there are no endpoints."""
+        plan: list[tuple[_Slice | None, list[dict[str, Any]]]] = []
+        if state.dups:  # an endpoint held twice (a lagging informer): only its first holder keeps it
+            placed: set[str] = set()
+            for s in existing:
+                seen = state.slices[s["metadata"]["name"]]
+                seen.kept = seen.verified = None
+                kept = []
+                for uid in seen.uids:
+                    if uid in state.by_uid and uid not in placed:
+                        kept.append(state.endpoints[state.by_uid[uid]].ep)
+                        placed.add(uid)
+                plan.append((seen, kept))
+        else:
+            for s in existing:
+                seen = state.slices[s["metadata"]["name"]]
+                if seen.kept is None:
+                    seen.kept = [state.endpoints[state.by_uid[uid]].ep for uid in seen.uids if uid in state.by_uid]
+                    seen.verified = None
+                plan.append((seen, seen.kept))
+        fresh = [state.endpoints[k].ep for k in sorted(state.by_uid[uid] for uid in state.unplaced)]
+        for i, (seen, eps) in enumerate(plan):
+            room = MAX_ENDPOINTS_PER_SLICE - len(eps)
+            if room > 0 and fresh:
+                plan[i] = (seen, eps + fresh[:room])
+                fresh = fresh[room:]
+        while fresh:
+            plan.append((None, fresh[:MAX_ENDPOINTS_PER_SLICE]))
+            fresh = fresh[MAX_ENDPOINTS_PER_SLICE:]
+        if state.endpoints:
+            return [(seen, eps) for seen, eps in plan if eps]
+        return [(plan[0][0], [])] if plan else [(None, [])]
+
     def _reconcile(self, key: ServiceKey) -> Result | None:
         ns, name = key
         svc = self._services.get(name, ns)
@@ -289,56 +571,40 @@ class Dns:
             # The garbage collector removes slices of a deleted Service; a selector dropped from a
             # live Service leaves its slices to others, as upstream does.
             self._pending_since.pop(key, None)
+            self._states.pop(key, None)
             return None
-        label_sel = sel.selector_from_set(selector)
-        pair = min(selector.items(), key=lambda kv: self._pods.count_index("dns/ns-label", f"{ns}/{kv[0]}={kv[1]}"))
-        pods = [p for p in self._pods.by_index("dns/ns-label", f"{ns}/{pair[0]}={pair[1]}")
-                if label_sel.matches(p["metadata"].get("labels") or {}) and self._in_endpoints(p)]
-        desired = {p["metadata"]["uid"]: self._endpoint(svc, p) for p in pods}
-        ports = self._ports(svc, pods)
-        # Keep endpoints in the slice that holds them; fill slices with room; then new slices.
-        plan: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]] = []
-        placed: set[str] = set()
-        for s in sorted(existing, key=lambda s: s["metadata"]["name"]):
-            kept = []
-            for ep in s.get("endpoints") or []:
-                uid = (ep.get("targetRef") or {}).get("uid")
-                if uid in desired and uid not in placed:
-                    kept.append(desired[uid])
-                    placed.add(uid)
-            plan.append((s, kept))
-        fresh = [desired[p["metadata"]["uid"]] for p in pods if p["metadata"]["uid"] not in placed]
-        for i, (s, eps) in enumerate(plan):
-            room = MAX_ENDPOINTS_PER_SLICE - len(eps)
-            if room > 0 and fresh:
-                plan[i] = (s, eps + fresh[:room])
-                fresh = fresh[room:]
-        while fresh:
-            plan.append((None, fresh[:MAX_ENDPOINTS_PER_SLICE]))
-            fresh = fresh[MAX_ENDPOINTS_PER_SLICE:]
-        if desired:
-            plan = [(s, eps) for s, eps in plan if eps]
-        else:  # a placeholder slice without endpoints
-            plan = [(plan[0][0], [])] if plan else [(None, [])]
-        keep_names = {s["metadata"]["name"] for s, _ in plan if s is not None}
+        self._catch_up()
+        state = self._state(key, svc, selector)
+        self._sync_slices(state, existing)
+        self._sync_endpoints(state, svc)
+        first = state.endpoints.peekitem(0)[0] if state.endpoints else None
+        first_pod = self._pods.get(first[1], first[0]) if first else None
+        ports = self._ports(svc, [first_pod] if first_pod else [])
+        plan = self._plan(state, existing)
+        keep_names = {seen.obj["metadata"]["name"] for seen, _ in plan if seen is not None}
         trigger = format_time(self._pending_since.pop(key, self.rt.now))
         labels = {**(svc["metadata"].get("labels") or {}), LABEL_SERVICE_NAME: name, LABEL_MANAGED_BY: MANAGED_BY}
         if (svc.get("spec") or {}).get("clusterIP") == "None":
             labels[LABEL_HEADLESS] = ""
         owner = {"apiVersion": "v1", "kind": "Service", "name": name, "uid": svc["metadata"]["uid"],
                  "controller": True, "blockOwnerDeletion": True}
-        for s, eps in plan:
+        for seen, eps in plan:
             body: dict[str, Any] = {"addressType": "IPv4", "endpoints": eps, "ports": ports}
-            if s is None:
+            if seen is None:
                 obj = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
                        "metadata": {"generateName": f"{name}-", "namespace": ns, "labels": labels,
                                     "annotations": {ANNOTATION_TRIGGER_TIME: trigger},
                                     "ownerReferences": [owner]}, **body}
                 self.client.create(obj)
                 continue
+            if eps is seen.kept and seen.verified == (ports, labels):
+                continue  # nothing it holds changed since it was found up to date
+            s = seen.obj
             current = {k: s.get(k) for k in ("addressType", "endpoints", "ports")}
             current["endpoints"] = current["endpoints"] or []
             if current == body and (s["metadata"].get("labels") or {}) == labels:
+                if eps is seen.kept:
+                    seen.verified = (ports, labels)
                 continue
             new = {**s, **body, "metadata": {**s["metadata"], "labels": labels,
                                               "annotations": {**(s["metadata"].get("annotations") or {}),

@@ -439,7 +439,7 @@ class Scheduler:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.client = rt.client(DEFAULT_SCHEDULER_NAME)
-        self.recorder = rt.recorder(DEFAULT_SCHEDULER_NAME)
+        self.recorder = rt.recorder(DEFAULT_SCHEDULER_NAME, correlate=False)  # events.k8s.io upstream
         self._nodes: dict[str, _NodeInfo] = {}
         self._nodes_by_label: dict[Pair, dict[str, None]] = {}
         self._label_key_nodes: dict[str, int] = {}  # label key -> how many nodes carry it

@@ -59,8 +59,10 @@ class Runtime:
                    priority: Priority = Priority.NORMAL) -> Controller:
         return Controller(name, self.loop, self.trace, reconcile, strict=strict, priority=priority)
 
-    def recorder(self, component: str, *, host: str = "") -> EventRecorder:
-        return EventRecorder(self.client(component), component, host=host)
+    def recorder(self, component: str, *, host: str = "", correlate: bool = True) -> EventRecorder:
+        """A core/v1 Event recorder; ``correlate=False`` for components whose upstream records through
+        events.k8s.io (no spam filter, no aggregation)."""
+        return EventRecorder(self.client(component), component, host=host, correlate=correlate)
 
     def stream(self, name: str) -> Stream:
         return self.seeds.stream(name)

@@ -69,7 +69,7 @@ class PodReconciler:
 
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
-        self.apply = Applier(runtime.client(POD_CONTROLLER_NAME), runtime.recorder(POD_CONTROLLER_NAME))
+        self.apply = Applier(runtime.client(POD_CONTROLLER_NAME), runtime.recorder(POD_CONTROLLER_NAME, correlate=False))
         self.controller = runtime.controller(POD_CONTROLLER_NAME, self.reconcile)
         self._failures: dict[Key, int] = {}
 

@@ -64,7 +64,7 @@ class JobSetReconciler:
         self.restart_job_gate = bool(self.gates.get(c.FEATURE_RESTART_JOB))
         self.in_place_gate = bool(self.gates.get(c.FEATURE_IN_PLACE_RESTART))
         self.elastic_gate = bool(self.gates.get(c.FEATURE_ELASTIC_JOBSET))
-        self.apply = Applier(runtime.client(CONTROLLER_NAME), runtime.recorder(CONTROLLER_NAME))
+        self.apply = Applier(runtime.client(CONTROLLER_NAME), runtime.recorder(CONTROLLER_NAME, correlate=False))
         self.controller = runtime.controller(CONTROLLER_NAME, self.reconcile)
         self._failures: dict[Key, int] = {}
         self.passes = 0
