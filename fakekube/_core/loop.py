@@ -11,9 +11,12 @@ instead of submission order, so property tests can look for order dependence.
 
 from __future__ import annotations
 
+import functools
+import gc
 import heapq
 import itertools
 from collections.abc import Callable
+from typing import Any, TypeVar
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -53,6 +56,29 @@ class LoopStatistics:
     now: SimTime
     pending: int
     steps: int
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: While the loop runs, Python's cyclic garbage collector waits for this many new container
+#: objects instead of 700. A simulation allocates millions of short-lived, acyclic JSON dicts;
+#: with the default, collections took ~20 % of a 12,800-pod run. Restored when the run returns.
+GC_GEN0_THRESHOLD = 100_000
+
+
+def _relaxed_gc(method: _F) -> _F:
+    @functools.wraps(method)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        before = gc.get_threshold()
+        if before[0] >= GC_GEN0_THRESHOLD:  # an outer run (or the user) already set it
+            return method(*args, **kwargs)
+        gc.set_threshold(GC_GEN0_THRESHOLD, *before[1:])
+        try:
+            return method(*args, **kwargs)
+        finally:
+            gc.set_threshold(*before)
+
+    return run  # type: ignore[return-value]
 
 
 class EventLoop:
@@ -113,6 +139,7 @@ class EventLoop:
         handle.cancelled = True
         handle._fn()
 
+    @_relaxed_gc
     def run_until_idle(self, *, max_steps: int = 1_000_000) -> int:
         """Process every event due at or before now; the clock does not move. Returns steps run."""
         done = 0
@@ -132,6 +159,7 @@ class EventLoop:
             raise UsageError(f"advance() needs a non-negative duration, got {duration / SECOND} s")
         self.run_to(self.now + duration, max_steps=max_steps)
 
+    @_relaxed_gc
     def run_to(self, deadline: SimTime, *, max_steps: int = 10_000_000) -> None:
         done = 0
         while True:
@@ -144,6 +172,7 @@ class EventLoop:
             done += 1
         self.now = max(self.now, deadline)
 
+    @_relaxed_gc
     def run_until(self, predicate: Callable[[], bool], *, timeout: SimTime,
                   max_steps: int = 10_000_000, description: str = "") -> SimTime:
         """Advance until ``predicate()`` holds; return the virtual time at which it first held."""

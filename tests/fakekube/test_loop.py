@@ -124,3 +124,31 @@ def test_a_livelock_inside_advance_fails_fast_naming_the_instant() -> None:
     with pytest.raises(SimulationError, match=r"livelock: more than 500 events at t=00:00:02\.000"):
         loop.advance(10 * SECOND)
     assert loop.now == 2 * SECOND
+
+
+def test_runs_relax_the_cyclic_gc_and_restore_it_even_on_error() -> None:
+    import gc
+
+    from fakekube._core.loop import GC_GEN0_THRESHOLD
+
+    loop = make_loop()
+    before = gc.get_threshold()
+    seen: list[int] = []
+    loop.call_at(SECOND, lambda: seen.append(gc.get_threshold()[0]))
+    loop.advance(2 * SECOND)
+    assert seen == [GC_GEN0_THRESHOLD] and gc.get_threshold() == before
+
+    def boom() -> None:
+        raise RuntimeError("handler failed")
+
+    loop.call_soon(boom)
+    with pytest.raises(RuntimeError):
+        loop.run_until_idle()
+    assert gc.get_threshold() == before
+    try:  # a user who set a higher threshold keeps it
+        gc.set_threshold(GC_GEN0_THRESHOLD * 2, *before[1:])
+        loop.call_soon(lambda: seen.append(gc.get_threshold()[0]))
+        loop.run_until_idle()
+        assert seen[-1] == GC_GEN0_THRESHOLD * 2
+    finally:
+        gc.set_threshold(*before)
