@@ -41,9 +41,18 @@ def to_datetime(t: SimTime) -> datetime:
     return EPOCH + timedelta(microseconds=t // 1000)
 
 
+_FORMATTED: dict[int, str] = {}  # whole virtual seconds -> their metav1.Time text (hot: every write)
+
+
 def format_time(t: SimTime) -> str:
     """``metav1.Time`` on the wire: RFC 3339, UTC, second precision (``2030-01-01T00:01:03Z``)."""
-    return to_datetime(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+    whole = t // SECOND
+    text = _FORMATTED.get(whole)
+    if text is None:
+        if len(_FORMATTED) >= 4096:
+            _FORMATTED.clear()
+        text = _FORMATTED[whole] = (EPOCH + timedelta(seconds=whole)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return text
 
 
 def format_micro_time(t: SimTime) -> str:

@@ -16,9 +16,9 @@ import gc
 import heapq
 import itertools
 from collections.abc import Callable
-from typing import Any, TypeVar
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any, TypeVar
 
 from fakekube._core.clock import SECOND, SimTime, format_offset
 from fakekube._core.rand import Stream

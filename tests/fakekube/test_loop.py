@@ -152,3 +152,12 @@ def test_runs_relax_the_cyclic_gc_and_restore_it_even_on_error() -> None:
         assert seen[-1] == GC_GEN0_THRESHOLD * 2
     finally:
         gc.set_threshold(*before)
+
+
+@pytest.mark.parametrize("t", [0, 1, SECOND - 1, SECOND, 63 * SECOND + 999_999_999, -1, -SECOND, -SECOND - 1,
+                               10**15 + 7])
+def test_format_time_truncates_to_the_whole_second_like_metav1_time(t: int) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    expected = datetime(2030, 1, 1, tzinfo=UTC) + timedelta(microseconds=t // 1000)
+    assert format_time(t) == format_time(t) == expected.strftime("%Y-%m-%dT%H:%M:%SZ")
