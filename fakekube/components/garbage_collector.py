@@ -14,6 +14,8 @@ the API only:
 
 from __future__ import annotations
 
+import itertools
+from functools import partial
 from typing import Any
 
 from fakekube.apiserver.server import WatchEvent
@@ -24,6 +26,7 @@ __all__ = ["GarbageCollector"]
 
 ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
 Ref = tuple[str, str, str]  # (resource key, namespace, name)
+Entry = tuple[Ref, dict[str, Any], int]  # (ref, last seen object, sequence number of that event)
 
 
 class GarbageCollector:
@@ -32,8 +35,12 @@ class GarbageCollector:
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.client = rt.client("garbage-collector")
-        self.objects: dict[str, tuple[Ref, dict[str, Any]]] = {}
-        self.dependents: dict[str, dict[str, None]] = {}
+        # uid -> (ref, object, seq): seq numbers the events seen, so an owner's dependents can be
+        # visited in the order of their last change (the graph's order) without reordering the
+        # dependents sets on every write.
+        self.objects: dict[str, Entry] = {}
+        self.dependents: dict[str, dict[str, None]] = {}  # owner uid -> dependent uids
+        self._seq = itertools.count()
         self._watches: dict[str, Any] = {}
         self._crds: Any = None
         self.queue = rt.controller("garbage-collector", self._process)
@@ -57,7 +64,7 @@ class GarbageCollector:
     def _watch(self, key: str) -> None:
         if key in self._watches or key == "events":
             return
-        self._watches[key] = self.client.watch(key, lambda ev, k=key: self._on_event(k, ev), copy=False)
+        self._watches[key] = self.client.watch(key, partial(self._on_event, key), copy=False)
 
     def _on_crd(self, event: WatchEvent) -> None:
         spec = event.object.get("spec") or {}
@@ -67,26 +74,37 @@ class GarbageCollector:
 
     # ------------------------------------------------------------------ graph upkeep
     def _on_event(self, resource: str, event: WatchEvent) -> None:
-        if event.type not in ("ADDED", "MODIFIED", "DELETED"):
+        kind = event.type
+        if kind not in ("ADDED", "MODIFIED", "DELETED"):
             return
         obj = event.object
         meta = obj["metadata"]
         uid = meta["uid"]
-        ref: Ref = (resource, meta.get("namespace") or "", meta["name"])
         previous = self.objects.get(uid)
+        if previous is not None and kind != "DELETED":
+            owners = meta.get("ownerReferences")
+            old_owners = previous[1]["metadata"].get("ownerReferences")
+            if owners is old_owners or owners == old_owners:
+                # The common case: a write that leaves the owner references alone changes no edge
+                # of the graph and needs no look as a dependent.
+                self.objects[uid] = (previous[0], obj, next(self._seq))
+                if meta.get("deletionTimestamp"):
+                    self._check_owner(uid, meta)
+                return
+        ref: Ref = (resource, meta.get("namespace") or "", meta["name"])
         if previous is not None:
             for owner in previous[1]["metadata"].get("ownerReferences") or ():
                 bucket = self.dependents.get(owner["uid"])
                 if bucket is not None:
                     bucket.pop(uid, None)
-        if event.type == "DELETED":
+        if kind == "DELETED":
             self.objects.pop(uid, None)
-            for dep_uid in list(self.dependents.get(uid, ())):
+            for dep_uid in self._dependents_of(uid):
                 self._enqueue_dependent(dep_uid)
             for owner in meta.get("ownerReferences") or ():
                 self._enqueue_owner(owner["uid"])
             return
-        self.objects[uid] = (ref, obj)
+        self.objects[uid] = (ref, obj, next(self._seq))
         owners = meta.get("ownerReferences") or ()
         for owner in owners:
             self.dependents.setdefault(owner["uid"], {})[uid] = None
@@ -95,9 +113,19 @@ class GarbageCollector:
         old_owners = previous[1]["metadata"].get("ownerReferences") if previous is not None else None
         if owners and owners != old_owners and any(o.get("uid") not in self.objects for o in owners):
             self.queue.enqueue(("dependent", uid))
-        if meta.get("deletionTimestamp") and (ORPHAN in (meta.get("finalizers") or ())
-                                              or FOREGROUND in (meta.get("finalizers") or ())):
+        if meta.get("deletionTimestamp"):
+            self._check_owner(uid, meta)
+
+    def _check_owner(self, uid: str, meta: dict[str, Any]) -> None:
+        """An object being deleted with the ``orphan`` or ``foregroundDeletion`` finalizer needs work."""
+        finalizers = meta.get("finalizers") or ()
+        if ORPHAN in finalizers or FOREGROUND in finalizers:
             self.queue.enqueue(("owner", uid))
+
+    def _dependents_of(self, uid: str) -> list[str]:
+        """The known dependents of ``uid``, least recently changed first."""
+        objects = self.objects
+        return sorted((d for d in self.dependents.get(uid, ()) if d in objects), key=lambda d: objects[d][2])
 
     def _enqueue_dependent(self, uid: str) -> None:
         if uid in self.objects:
@@ -175,7 +203,7 @@ class GarbageCollector:
     def _process_owner(self, uid: str, ref: Ref, obj: dict[str, Any]) -> None:
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or ())
-        deps = [d for d in self.dependents.get(uid, ()) if d in self.objects]
+        deps = self._dependents_of(uid)
         if ORPHAN in finalizers:
             for dep in deps:
                 dep_ref = self.objects[dep][0]
@@ -187,7 +215,7 @@ class GarbageCollector:
             return
         blocking = 0
         for dep in deps:
-            dep_ref, dep_obj = self.objects[dep]
+            dep_ref, dep_obj, _ = self.objects[dep]
             dep_meta = dep_obj["metadata"]
             blocks = any(o.get("uid") == uid and o.get("blockOwnerDeletion")
                          for o in dep_meta.get("ownerReferences") or ())

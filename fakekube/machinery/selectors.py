@@ -29,9 +29,10 @@ fail later in the same handler (``FieldSelector.Transform(ConvertFieldLabel)``),
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -104,34 +105,79 @@ def _parse_int64(text: str) -> int | None:
     return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
+_MISSING: Any = object()  # a label value no selector value equals
+
+LabelTest = Callable[[Mapping[str, str]], bool]
+
+
+def _compile_requirement(key: str, op: Operator | str, values: tuple[str, ...]) -> LabelTest:
+    """``Requirement.Matches`` specialised for one requirement (dispatch done once, not per call).
+
+    ``labels.get(key, _MISSING) in values`` is ``key in labels and labels[key] in values``; a single
+    value compares with ``==`` (what ``in`` does for a one-element tuple, identity aside).
+    """
+    if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
+        if len(values) == 1:
+            value = values[0]
+            return lambda labels: labels.get(key, _MISSING) == value
+        return lambda labels: labels.get(key, _MISSING) in values
+    if op in (Operator.NOT_IN, Operator.NOT_EQUALS):
+        if len(values) == 1:
+            value = values[0]
+            return lambda labels: labels.get(key, _MISSING) != value
+        return lambda labels: labels.get(key, _MISSING) not in values
+    if op is Operator.EXISTS:
+        return lambda labels: key in labels
+    if op is Operator.DOES_NOT_EXIST:
+        return lambda labels: key not in labels
+    if op in (Operator.GREATER_THAN, Operator.LESS_THAN):
+        want = _parse_int64(values[0]) if len(values) == 1 else None
+        if want is None:
+            return lambda labels: False
+        greater = op is Operator.GREATER_THAN
+
+        def compare(labels: Mapping[str, str]) -> bool:
+            if key not in labels:
+                return False
+            have = _parse_int64(labels[key])
+            if have is None:
+                return False
+            return have > want if greater else have < want
+        return compare
+    return lambda labels: False
+
+
 @dataclass(frozen=True, slots=True)
 class Requirement:
-    """``labels.Requirement``: ``values`` keep the order given (``String()`` sorts on output)."""
+    """``labels.Requirement``: ``values`` keep the order given (``String()`` sorts on output).
+
+    Matching goes through a test compiled once at construction (``_test``, not part of equality,
+    hashing or the printed form); the hash is computed once too (requirements key indexes).
+    """
 
     key: str
     operator: Operator
     values: tuple[str, ...] = ()
+    _test: LabelTest = field(init=False, repr=False, compare=False)
+    _hash: int | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_test", _compile_requirement(self.key, self.operator, self.values))
+        try:
+            object.__setattr__(self, "_hash", hash((self.key, self.operator, self.values)))
+        except TypeError:  # unhashable values (not a tuple): fail when hashed, as a dataclass does
+            object.__setattr__(self, "_hash", None)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        return hash((self.key, self.operator, self.values)) if h is None else h
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Requirement, (self.key, self.operator, self.values))
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """``Requirement.Matches``."""
-        op = self.operator
-        if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
-            return self.key in labels and labels[self.key] in self.values
-        if op in (Operator.NOT_IN, Operator.NOT_EQUALS):
-            return self.key not in labels or labels[self.key] not in self.values
-        if op is Operator.EXISTS:
-            return self.key in labels
-        if op is Operator.DOES_NOT_EXIST:
-            return self.key not in labels
-        if op in (Operator.GREATER_THAN, Operator.LESS_THAN):
-            if self.key not in labels or len(self.values) != 1:
-                return False
-            have = _parse_int64(labels[self.key])
-            want = _parse_int64(self.values[0])
-            if have is None or want is None:
-                return False
-            return have > want if op is Operator.GREATER_THAN else have < want
-        return False
+        return self._test(labels)
 
     def __str__(self) -> str:
         """``Requirement.String``."""
@@ -205,6 +251,47 @@ def new_requirement(key: str, operator: Operator | str, values: Sequence[str] | 
     return Requirement(key, Operator(operator), tuple(values or ()))
 
 
+def _always(labels: Mapping[str, str]) -> bool:
+    return True
+
+
+def _never(labels: Mapping[str, str]) -> bool:
+    return False
+
+
+def _compile_selector(requirements: tuple[Requirement, ...], matches_nothing: bool) -> LabelTest:
+    """``Selector.Matches`` for one selector: all requirements' compiled tests, ANDed.
+
+    Selectors made only of single-value equality terms (``matchLabels``, Services, ``k in (v)``)
+    compare ``(key, value)`` pairs directly.
+    """
+    if matches_nothing:
+        return _never
+    if not requirements:
+        return _always
+    if len(requirements) == 1:
+        return requirements[0]._test
+    equality = (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS)
+    if all(r.operator in equality and len(r.values) == 1 for r in requirements):
+        pairs = tuple((r.key, r.values[0]) for r in requirements)
+
+        def match_pairs(labels: Mapping[str, str]) -> bool:
+            get = labels.get
+            for key, value in pairs:
+                if get(key, _MISSING) != value:
+                    return False
+            return True
+        return match_pairs
+    tests = tuple(r._test for r in requirements)
+
+    def match_all(labels: Mapping[str, str]) -> bool:
+        for test in tests:
+            if not test(labels):
+                return False
+        return True
+    return match_all
+
+
 @dataclass(frozen=True, slots=True)
 class LabelSelector:
     """A parsed label selector (``labels.internalSelector``), or :data:`NOTHING`.
@@ -215,6 +302,13 @@ class LabelSelector:
 
     requirements: tuple[Requirement, ...] = ()
     matches_nothing: bool = False
+    _test: LabelTest = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_test", _compile_selector(self.requirements, self.matches_nothing))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LabelSelector, (self.requirements, self.matches_nothing))
 
     @classmethod
     def of(cls, requirements: Iterable[Requirement]) -> LabelSelector:
@@ -223,9 +317,7 @@ class LabelSelector:
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """``Selector.Matches``: every requirement holds (nothing matches :data:`NOTHING`)."""
-        if self.matches_nothing:
-            return False
-        return all(r.matches(labels) for r in self.requirements)
+        return self._test(labels)
 
     @property
     def empty(self) -> bool:
@@ -466,7 +558,17 @@ def parse_label_selector(text: str) -> LabelSelector:
     Raises :class:`SelectorError` (400 BadRequest) whose message is the text kube-apiserver
     returns for a bad ``labelSelector`` query parameter: the parser's error, unwrapped (see the
     module docstring), e.g. ``unable to parse requirement: found ',', expected: identifier``.
+
+    Parsed selectors are immutable, so the last few hundred distinct strings are kept (a watch or
+    list selector, a Service selector, recurs); errors are raised afresh each time.
     """
+    if type(text) is str:
+        return _parse_label_selector_cached(text)
+    return LabelSelector.of(_Parser(text).parse())
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_label_selector_cached(text: str) -> LabelSelector:
     return LabelSelector.of(_Parser(text).parse())
 
 
@@ -617,7 +719,12 @@ class FieldSelector:
     terms: tuple[FieldTerm, ...] = ()
 
     def matches(self, fields: Mapping[str, str]) -> bool:
-        return all(t.matches(fields) for t in self.terms)
+        get = fields.get
+        for t in self.terms:  # FieldTerm.matches, inlined
+            have = get(t.field, "")
+            if (have != t.value) if t.op == "=" else (have == t.value):
+                return False
+        return True
 
     @property
     def empty(self) -> bool:
@@ -639,8 +746,19 @@ def parse_field_selector(text: str) -> FieldSelector:
     """``fields.ParseSelector``: ``=``, ``==``, ``!=``; comma = AND; no whitespace trimming.
 
     Raw terms are sorted as strings before parsing (so errors name the first bad term in that
-    order); empty terms are skipped.
+    order); empty terms are skipped. Like label selectors, recent parses are kept.
     """
+    if type(text) is str:
+        return _parse_field_selector_cached(text)
+    return _parse_field_selector(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_field_selector_cached(text: str) -> FieldSelector:
+    return _parse_field_selector(text)
+
+
+def _parse_field_selector(text: str) -> FieldSelector:
     terms: list[FieldTerm] = []
     for part in sorted(_split_terms(text)):
         if not part:

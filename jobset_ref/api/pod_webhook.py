@@ -24,7 +24,7 @@ Denials: plain upstream errors raise :class:`~fakekube.errors.Forbidden` (403, r
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fakekube.errors import ApiError, Forbidden
@@ -51,34 +51,34 @@ class PodWebhookError(Exception):
     """A plain (non-API) error of the pod webhook; surfaces as 403 Forbidden with this text."""
 
 
-def _annotations(pod: dict[str, Any]) -> dict[str, Any]:
+def _annotations(pod: Mapping[str, Any]) -> dict[str, Any]:
     ann = (pod.get("metadata") or {}).get("annotations")
     return ann if isinstance(ann, dict) else {}
 
 
-def _labels(pod: dict[str, Any]) -> dict[str, Any]:
+def _labels(pod: Mapping[str, Any]) -> dict[str, Any]:
     lab = (pod.get("metadata") or {}).get("labels")
     return lab if isinstance(lab, dict) else {}
 
 
-def _name(pod: dict[str, Any]) -> str:
+def _name(pod: Mapping[str, Any]) -> str:
     return str((pod.get("metadata") or {}).get("name") or "")
 
 
-def is_leader_pod(pod: dict[str, Any]) -> bool:
+def is_leader_pod(pod: Mapping[str, Any]) -> bool:
     """``placement.IsLeaderPod``: completion-index *annotation* equals ``"0"``."""
     return _annotations(pod).get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0"
 
 
-def pod_name_without_suffix(pod: dict[str, Any]) -> str | None:
+def pod_name_without_suffix(pod: Mapping[str, Any]) -> str | None:
     """``IndexPodName``: the pod name minus its last ``-`` segment, for exclusive-placement pods
     whose name has at least 5 segments; ``None`` when the pod is not indexed."""
     if c.EXCLUSIVE_KEY not in _annotations(pod):
         return None
-    parts = _name(pod).split("-")
-    if len(parts) < 5:
+    name = _name(pod)
+    if name.count("-") < 4:  # fewer than 5 segments
         return None
-    return "-".join(parts[:-1])
+    return name.rpartition("-")[0]  # "-".join(segments[:-1])
 
 
 def leader_pod_name(pod: dict[str, Any]) -> str:
@@ -117,19 +117,25 @@ def find_leader_pod(pod: dict[str, Any], leader_candidates: LeaderCandidates) ->
     """``leaderPodForFollower`` (§9.3). Raises :class:`PodWebhookError` or a lookup's ``ApiError``."""
     prefix = leader_pod_name(pod)
     namespace = str((pod.get("metadata") or {}).get("namespace") or "")
-    candidates = [
-        p for p in leader_candidates(namespace, prefix)
-        if pod_name_without_suffix(p) == prefix
-        and (p.get("metadata") or {}).get("namespace", namespace) == namespace
-        and not (p.get("metadata") or {}).get("deletionTimestamp")
-        and (p.get("status") or {}).get("phase") not in (c.POD_PHASE_FAILED, c.POD_PHASE_SUCCEEDED)
-    ]
+    candidates = [p for p in leader_candidates(namespace, prefix) if _live_leader_candidate(p, namespace, prefix)]
     if len(candidates) != 1:
         raise PodWebhookError(
             f"expected 1 leader pod ({prefix}), but got {len(candidates)}. this is an expected, transient error")
     leader = candidates[0]
     _owned_by_same_job(leader, pod)
     return leader
+
+
+def _live_leader_candidate(p: dict[str, Any], namespace: str, prefix: str) -> bool:
+    """A pod of the ``prefix`` index entry in ``namespace``, neither being deleted nor finished."""
+    if pod_name_without_suffix(p) != prefix:
+        return False
+    meta = p.get("metadata") or {}
+    return (meta.get("namespace", namespace) == namespace and not meta.get("deletionTimestamp")
+            and (p.get("status") or {}).get("phase") not in _FINISHED_PHASES)
+
+
+_FINISHED_PHASES = (c.POD_PHASE_FAILED, c.POD_PHASE_SUCCEEDED)
 
 
 def _affinity_term(match_expressions: list[dict[str, Any]], topology_key: str) -> dict[str, Any]:
@@ -168,9 +174,7 @@ def default_pod(pod: dict[str, Any], *, leader_candidates: LeaderCandidates, get
     """
     out = pod if in_place else copy.deepcopy(pod)
     annotations = _annotations(out)
-    if c.JOBSET_NAME_KEY not in annotations:
-        return out
-    if c.NODE_SELECTOR_STRATEGY_KEY in annotations:
+    if c.JOBSET_NAME_KEY not in annotations or c.NODE_SELECTOR_STRATEGY_KEY in annotations:
         return out
     priority = (out.get("spec") or {}).get("priority")
     if priority is not None:
@@ -180,7 +184,7 @@ def default_pod(pod: dict[str, Any], *, leader_candidates: LeaderCandidates, get
         metadata["labels"][c.PRIORITY_KEY] = str(priority)
     if c.EXCLUSIVE_KEY not in annotations:
         return out
-    if is_leader_pod(out):
+    if annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0":  # is_leader_pod(out)
         _set_exclusive_affinities(out)
         return out
     try:
@@ -219,7 +223,7 @@ def validate_pod_create(pod: dict[str, Any], *, leader_candidates: LeaderCandida
     if c.EXCLUSIVE_KEY not in annotations:
         return
     topology_key = str(annotations[c.EXCLUSIVE_KEY])
-    if is_leader_pod(pod):
+    if annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0":  # is_leader_pod(pod)
         return
     node_selector = (pod.get("spec") or {}).get("nodeSelector")
     if node_selector is None:

@@ -44,7 +44,7 @@ def index_pod_job(pod: Pod) -> list[str]:
 
 def index_pod_name(pod: Pod) -> list[str]:
     """``IndexPodName``: the pod name without its random suffix (exclusive pods, >= 5 segments)."""
-    name = pod_name_without_suffix(dict(pod))
+    name = pod_name_without_suffix(pod)
     return [] if name is None else [name]
 
 
@@ -58,8 +58,11 @@ def _controller_uid(pod: Pod) -> str | None:
 def _should_reconcile(pod: Pod) -> bool:
     """The event filter: leader, scheduled, exclusive placement, not being deleted."""
     meta = pod["metadata"]
-    return (is_leader_pod(dict(pod)) and bool((pod.get("spec") or {}).get("nodeName"))
-            and c.EXCLUSIVE_KEY in (meta.get("annotations") or {}) and not meta.get("deletionTimestamp"))
+    annotations = meta.get("annotations")
+    if not isinstance(annotations, dict) or annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) != "0":
+        return False  # not is_leader_pod(pod); cheapest test first, it rejects all but one pod per Job
+    return (bool((pod.get("spec") or {}).get("nodeName")) and c.EXCLUSIVE_KEY in annotations
+            and not meta.get("deletionTimestamp"))
 
 
 class PodReconciler:
@@ -76,9 +79,9 @@ class PodReconciler:
     def start(self) -> None:
         self.pods = self.rt.informer("pods")
         self.nodes = self.rt.informer("nodes")
-        # SetupPodIndexes (adding an index again only rebuilds it).
+        # SetupPodIndexes (adding an index again only rebuilds it; ``uses`` as install() declares).
         self.pods.add_index(POD_JOB_KEY_INDEX, index_pod_job, uses=("metadata.annotations", "metadata.labels"))
-        self.pods.add_index(c.POD_NAME_KEY, index_pod_name)
+        self.pods.add_index(c.POD_NAME_KEY, index_pod_name, uses=("metadata.annotations", "metadata.name"))
         self.pods.add_handler(self._on_pod)
         self.controller.start()
 
@@ -124,14 +127,14 @@ class PodReconciler:
                      "lastTransitionTime": format_time(self.rt.now),
                      "reason": c.EXCLUSIVE_PLACEMENT_VIOLATION_REASON,
                      "message": c.EXCLUSIVE_PLACEMENT_VIOLATION_MESSAGE}
-        self.apply.evict_follower_pods([p for p in pods if not is_leader_pod(dict(p))], condition)
+        self.apply.evict_follower_pods([p for p in pods if not is_leader_pod(p)], condition)
 
     def _placements_valid(self, leader: Pod, pods: list[Pod]) -> bool:
         """``validatePodPlacements``."""
         topology_key = leader["metadata"]["annotations"][c.EXCLUSIVE_KEY]
         leader_topology = self._leader_topology(leader, topology_key)
         for pod in pods:
-            if is_leader_pod(dict(pod)):
+            if is_leader_pod(pod):
                 continue
             selector = (pod.get("spec") or {}).get("nodeSelector")
             follower = None if selector is None else selector.get(topology_key)

@@ -69,3 +69,77 @@ def test_simulate_false_has_no_garbage_collector() -> None:
     owner_and_dependent(cluster)
     cluster.delete("configmaps", "owner", propagation_policy="Background")
     assert cluster.exists("configmaps", "dep")
+
+
+class _GraphModel:
+    """The graph upkeep written plainly: every write moves the object to the end of each of its
+    owners' dependent lists; the GC's enqueues and dependent order must match it exactly."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, dict] = {}
+        self.dependents: dict[str, dict[str, None]] = {}
+        self.queued: list[tuple[str, str]] = []
+
+    def on_event(self, kind: str, obj: dict) -> None:
+        meta, uid = obj["metadata"], obj["metadata"]["uid"]
+        previous = self.objects.get(uid)
+        for owner in (previous or {"metadata": {}})["metadata"].get("ownerReferences") or ():
+            self.dependents.get(owner["uid"], {}).pop(uid, None)
+        if kind == "DELETED":
+            self.objects.pop(uid, None)
+            self.queued += [("dependent", d) for d in list(self.dependents.get(uid, ())) if d in self.objects]
+            for owner in meta.get("ownerReferences") or ():
+                entry = self.objects.get(owner["uid"])
+                if entry is not None and entry["metadata"].get("deletionTimestamp"):
+                    self.queued.append(("owner", owner["uid"]))
+            return
+        self.objects[uid] = obj
+        owners = meta.get("ownerReferences") or ()
+        for owner in owners:
+            self.dependents.setdefault(owner["uid"], {})[uid] = None
+        old = previous["metadata"].get("ownerReferences") if previous is not None else None
+        if owners and owners != old and any(o["uid"] not in self.objects for o in owners):
+            self.queued.append(("dependent", uid))
+        finalizers = meta.get("finalizers") or ()
+        if meta.get("deletionTimestamp") and ("orphan" in finalizers or "foregroundDeletion" in finalizers):
+            self.queued.append(("owner", uid))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_graph_upkeep_matches_the_plain_model(cluster: FakeCluster, seed: int) -> None:
+    import random
+
+    from fakekube.apiserver.server import WatchEvent
+    from fakekube.components.garbage_collector import GarbageCollector
+
+    gc = GarbageCollector(cluster.runtime)
+    queued: list[tuple[str, str]] = []
+    gc.queue = type("Q", (), {"enqueue": staticmethod(queued.append)})()
+    model = _GraphModel()
+    rnd = random.Random(seed)
+    uids = [f"u{i}" for i in range(10)]
+    live: dict[str, dict] = {}
+    for _ in range(150):
+        uid = rnd.choice(uids)
+        prev = live.get(uid)
+        if prev is not None and rnd.random() < 0.15:
+            kind, obj = "DELETED", live.pop(uid)
+        else:
+            meta: dict = {"uid": uid, "name": uid, "namespace": "ns"}
+            if prev is not None and rnd.random() < 0.6:  # same owners: shared list or an equal copy
+                refs = prev["metadata"].get("ownerReferences")
+                if refs is not None:
+                    meta["ownerReferences"] = refs if rnd.random() < 0.5 else [dict(r) for r in refs]
+            elif n := rnd.choice([0, 1, 1, 2, 3]):
+                meta["ownerReferences"] = [{"uid": rnd.choice([*uids, "gone"])} for _ in range(n)]
+            if rnd.random() < 0.2:
+                meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+                meta["finalizers"] = rnd.sample(["orphan", "foregroundDeletion", "x"], rnd.randint(0, 2))
+            kind, obj = ("ADDED" if prev is None or rnd.random() < 0.1 else "MODIFIED"), {"metadata": meta}
+            live[uid] = obj
+        gc._on_event("configmaps", WatchEvent(kind, obj))
+        model.on_event(kind, obj)
+        assert queued == model.queued
+        for u in uids:
+            assert gc._dependents_of(u) == [d for d in model.dependents.get(u, ()) if d in model.objects]
+            assert bool(gc.dependents.get(u)) == bool(model.dependents.get(u))

@@ -472,3 +472,74 @@ def test_field_selector_round_trips(terms: list[tuple[str, str, str]]) -> None:
 @given(field_values)
 def test_escape_round_trips(value: str) -> None:
     assert s.unescape_field_value(s.escape_field_value(value)) == value
+
+
+# --------------------------------------------------------------------------- compiled matching
+
+
+def literal_matches(req: R, labels: dict[str, str]) -> bool:
+    """``Requirement.Matches`` transcribed literally (the compiled tests must agree with it)."""
+    op = req.operator
+    if op in (Op.IN, Op.EQUALS, Op.DOUBLE_EQUALS):
+        return req.key in labels and labels[req.key] in req.values
+    if op in (Op.NOT_IN, Op.NOT_EQUALS):
+        return req.key not in labels or labels[req.key] not in req.values
+    if op is Op.EXISTS:
+        return req.key in labels
+    if op is Op.DOES_NOT_EXIST:
+        return req.key not in labels
+    if op in (Op.GREATER_THAN, Op.LESS_THAN):
+        if req.key not in labels or len(req.values) != 1:
+            return False
+        have, want = s._parse_int64(labels[req.key]), s._parse_int64(req.values[0])
+        if have is None or want is None:
+            return False
+        return have > want if op is Op.GREATER_THAN else have < want
+    return False
+
+
+# Requirements as a caller may build them directly: any number of values, non-integers for Gt/Lt.
+raw_requirements = st.builds(R, keys, st.sampled_from(list(Op)),
+                             st.lists(values | ints | st.sampled_from(["x", "-3", "9" * 20]), max_size=3).map(tuple))
+
+
+@FAST
+@given(st.lists(raw_requirements, max_size=4), label_sets | st.dictionaries(keys, ints, max_size=4))
+def test_compiled_matching_agrees_with_literal_port(reqs: list[R], labels: dict[str, str]) -> None:
+    for r in reqs:
+        assert r.matches(labels) is literal_matches(r, labels)
+    assert s.LabelSelector.of(reqs).matches(labels) is all(literal_matches(r, labels) for r in reqs)
+    assert s.LabelSelector(tuple(reqs), matches_nothing=True).matches(labels) is False
+
+
+def test_equality_only_selectors_with_repeated_keys() -> None:
+    sel = s.LabelSelector.of([R("a", Op.EQUALS, ("1",)), R("a", Op.IN, ("2",))])
+    assert not sel.matches({"a": "1"}) and not sel.matches({"a": "2"}) and not sel.matches({})
+    assert s.LabelSelector.of([R("a", Op.EQUALS, ("1",)), R("a", Op.DOUBLE_EQUALS, ("1",))]).matches({"a": "1"})
+
+
+def test_compiled_state_stays_out_of_equality_hash_repr_and_pickles() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    sel = s.parse_label_selector("a in (x,y),b=2,c,!d,e notin (q),f>3")
+    r = sel.requirements[0]
+    assert hash(r) == hash((r.key, r.operator, r.values))
+    assert repr(r) == "Requirement(key='a', operator=<Operator.IN: 'in'>, values=('x', 'y'))"
+    for clone in (pickle.loads(pickle.dumps(sel)), copy.deepcopy(sel), dataclasses.replace(sel)):
+        assert clone == sel and hash(clone) == hash(sel)
+        assert clone.matches({"a": "x", "b": "2", "c": "", "f": "4"})
+        assert not clone.matches({"a": "x", "b": "2", "c": "", "f": "3"})
+    with pytest.raises(TypeError):
+        hash(R("a", Op.IN, ["x"]))  # type: ignore[arg-type]  # unhashable values, as a plain dataclass
+
+
+def test_parses_are_cached_but_errors_are_raised_every_time() -> None:
+    assert s.parse_label_selector("app=web,tier") is s.parse_label_selector("app=web,tier")
+    assert s.parse_field_selector("status.phase=Running") is s.parse_field_selector("status.phase=Running")
+    for _ in range(2):
+        with pytest.raises(s.SelectorError, match="unable to parse requirement"):
+            s.parse_label_selector("a=b,x in (,")
+        with pytest.raises(s.SelectorError, match="can't understand"):
+            s.parse_field_selector("nope")
