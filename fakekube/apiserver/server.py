@@ -269,8 +269,8 @@ class ApiServer:
         label_sel = self._label_selector(label_selector)
         field_sel = self._field_selector(rt, field_selector)
         predicate = self._predicate(rt, label_sel, field_sel)
-        terms = label_sel.equality_terms() if label_sel is not None else ()
-        items = self.store.list(rt.key, ns, label_terms=terms, predicate=predicate)
+        groups = label_sel.index_groups() if label_sel is not None else ()
+        items = self.store.list(rt.key, ns, label_groups=groups, predicate=predicate)
         if copy:
             items = [deep_copy(o) for o in items]
         return {"kind": f"{rt.kind}List", "apiVersion": rt.api_version,

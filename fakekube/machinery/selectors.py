@@ -347,6 +347,12 @@ class LabelSelector:
                      if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN)
                      and len(set(r.values)) == 1)
 
+    def index_groups(self) -> tuple[tuple[tuple[str, str], ...], ...]:
+        """For each ``=``/``==``/``in`` requirement, the ``(key, value)`` pairs one of which every
+        match carries: a store may answer from the union of one group's label-index buckets."""
+        return tuple(tuple((r.key, v) for v in dict.fromkeys(r.values)) for r in self.requirements
+                     if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN) and r.values)
+
     def required_keys(self) -> tuple[str, ...]:
         """Label keys every match must have (sorted, unique)."""
         present = (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN, Operator.EXISTS,

@@ -106,28 +106,34 @@ class Store:
 
     def list(self, resource: str, namespace: str | None = None, *,
              label_terms: Iterable[tuple[str, str]] = (),
+             label_groups: Iterable[Iterable[tuple[str, str]]] = (),
              predicate: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
         """Objects of ``resource`` in key order.
 
-        ``label_terms`` are ``(key, value)`` pairs every result must carry (the index narrows the
-        candidates to the smallest matching bucket); ``predicate`` filters what remains.
+        ``label_terms`` are ``(key, value)`` pairs every result must carry; ``label_groups`` are
+        groups of pairs of which every result carries at least one (``k in (a, b)``). The index
+        narrows the candidates to the smallest such set; ``predicate`` filters what remains.
         """
         table = self._tables.get(resource)
         if table is None:
             return []
-        candidates = self._candidates(table, namespace, list(label_terms))
+        groups = [(term,) for term in label_terms] + [tuple(group) for group in label_groups]
+        candidates = self._candidates(table, namespace, groups)
         if predicate is None:
             return list(candidates)
         return [obj for obj in candidates if predicate(obj)]
 
     def _candidates(self, table: _Table, namespace: str | None,
-                    terms: list[tuple[str, str]]) -> Iterator[dict[str, Any]]:
-        if terms:
-            buckets = [table.by_label.get(term) for term in terms]
-            if any(b is None for b in buckets):
-                return iter(())
-            smallest = min(buckets, key=len)  # type: ignore[arg-type]
-            keys = sorted(k for k in smallest if namespace is None or k[0] == namespace)  # type: ignore[union-attr]
+                    groups: list[tuple[tuple[str, str], ...]]) -> Iterator[dict[str, Any]]:
+        if groups:
+            best: list[dict[Key, None]] | None = None
+            for group in groups:
+                buckets = [b for b in (table.by_label.get(pair) for pair in group) if b]
+                if best is None or sum(map(len, buckets)) < sum(map(len, best)):
+                    best = buckets
+            assert best is not None
+            found = best[0].keys() if len(best) == 1 else set().union(*best) if best else ()
+            keys = sorted(k for k in found if namespace is None or k[0] == namespace)
             objects = table.objects
             return (objects[k] for k in keys)
         if namespace is None:

@@ -156,6 +156,12 @@ def test_everything_and_nothing() -> None:
     assert s.parse_label_selector("") == s.EVERYTHING
 
 
+def test_index_groups_cover_equality_and_in_requirements() -> None:
+    sel = s.parse_label_selector("a=1,d in (4,5,4),e!=6,f,h>1")
+    assert sel.index_groups() == ((("a", "1"),), (("d", "4"), ("d", "5")))
+    assert s.parse_label_selector("z notin (1),!g").index_groups() == ()
+
+
 @pytest.mark.parametrize(("text", "terms", "keys"), [
     ("a=1,b==2,c in (3),d in (4,5),e!=6,f,!g,h>1", (("a", "1"), ("b", "2"), ("c", "3")),
      ("a", "b", "c", "d", "f", "h")),

@@ -51,6 +51,20 @@ def test_label_index_answers_equality_terms_and_follows_updates() -> None:
     assert names([("app", "y")]) == ["a", "c"]
 
 
+def test_label_groups_answer_set_based_terms_from_the_index() -> None:
+    store = Store()
+    for name, group in [("a", "g1"), ("b", "g2"), ("c", "g3"), ("d", "g1")]:
+        put(store, "pods", obj(name, labels={"group": group, "app": "x"}))
+    put(store, "pods", obj("e", "other", labels={"group": "g1"}))
+    names = lambda groups, ns=None: [o["metadata"]["name"] for o in store.list(  # noqa: E731
+        "pods", ns, label_groups=groups)]
+    assert names([[("group", "g1"), ("group", "g2")]]) == ["a", "b", "d", "e"]
+    assert names([[("group", "g1"), ("group", "g2")]], "default") == ["a", "b", "d"]
+    assert names([[("group", "g9")]]) == [] and names([[("group", "g3"), ("group", "g9")]]) == ["c"]
+    # Several groups: the smallest narrows, the others are the caller's predicate's job.
+    assert names([[("app", "x")], [("group", "g2")]]) == ["b"]
+
+
 def test_owner_index_tracks_dependents() -> None:
     store = Store()
     put(store, "pods", obj("a", owners=["u1"]))
