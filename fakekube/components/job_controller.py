@@ -391,11 +391,12 @@ def _only_replace_failed_pods(job: dict[str, Any]) -> bool:
 
 def _is_pod_failed(pod: dict[str, Any], job: dict[str, Any]) -> bool:
     """``isPodFailed``: Failed phase, or (TerminatingOrFailed) being deleted and not Succeeded."""
-    if _phase(pod) == "Failed":
+    phase = _phase(pod)
+    if phase == "Failed":
         return True
-    if _only_replace_failed_pods(job):
+    if phase == "Succeeded" or not _meta(pod).get("deletionTimestamp"):
         return False
-    return bool(_meta(pod).get("deletionTimestamp")) and _phase(pod) != "Succeeded"
+    return not _only_replace_failed_pods(job)
 
 
 def _is_success_criteria(cond: dict[str, Any] | None) -> bool:
@@ -488,7 +489,8 @@ class JobController:
             return
         meta = _meta(pod)
         namespace = meta.get("namespace") or ""
-        ref = _controller_ref(pod)
+        refs = meta.get("ownerReferences")
+        ref = _controller_ref(pod) if refs else None
         job = self._resolve(namespace, ref)
         if event == "DELETED":
             if job is not None:
@@ -497,11 +499,18 @@ class JobController:
                 self._finalizer_removal_observed(key, meta.get("uid") or "")
                 self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
+        # updatePod looks at the old controller only when the controllerRef changed (an unchanged
+        # one resolves to the same Job as the current one, or to none).
+        old_ref: dict[str, Any] | None = None
+        ref_changed = False
+        if event == "MODIFIED" and old is not None and _meta(old).get("ownerReferences") is not refs:
+            old_ref = _controller_ref(old)
+            ref_changed = old_ref is not None and old_ref != ref
         if job is None:
-            if _has_finalizer(pod):
-                self.orphan_queue.enqueue(_pod_key(pod))
-            if event == "MODIFIED" and old is not None:
-                old_job = self._resolve(namespace, _controller_ref(old))
+            if TRACKING_FINALIZER in (meta.get("finalizers") or ()):
+                self.orphan_queue.enqueue((namespace, meta.get("name") or ""))
+            if ref_changed:
+                old_job = self._resolve(namespace, old_ref)
                 if old_job is not None:
                     self.queue.enqueue(_pod_key(old_job), SYNC_JOB_BATCH_PERIOD)
             return
@@ -513,13 +522,14 @@ class JobController:
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if not _has_finalizer(pod):
+        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
             self._finalizer_removal_observed(key, meta.get("uid") or "")
         if meta.get("deletionTimestamp") and not _meta(old).get("deletionTimestamp"):
             self._deletion_observed(key)
-        old_job = self._resolve(namespace, _controller_ref(old))
-        if old_job is not None and _meta(old_job).get("uid") != _meta(job).get("uid"):
-            self.queue.enqueue(_pod_key(old_job), SYNC_JOB_BATCH_PERIOD)
+        if ref_changed:
+            old_job = self._resolve(namespace, old_ref)
+            if old_job is not None and _meta(old_job).get("uid") != _meta(job).get("uid"):
+                self.queue.enqueue(_pod_key(old_job), SYNC_JOB_BATCH_PERIOD)
         self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
 
     def _cleanup_pod_finalizers(self, job: dict[str, Any]) -> None:
@@ -621,8 +631,10 @@ class JobController:
                                 "Skipped Job sync because completion mode is unknown")
             return
         now = self.rt.now
-        job = deep_copy(cached)
-        status = job.setdefault("status", {})
+        # syncJob works on a copy; only its status is ever changed, so metadata and spec stay
+        # shared with the frozen cached Job.
+        job = {**cached, "status": deep_copy(cached.get("status") or {})}
+        status = job["status"]
         if status.get("uncountedTerminatedPods") is None:
             status["uncountedTerminatedPods"] = {}
         uncounted = status["uncountedTerminatedPods"]
@@ -630,11 +642,17 @@ class JobController:
         # SIMPLIFICATION: getPodsForJob's ClaimPods (adopting orphans that match the selector,
         # releasing pods that stopped matching) is not modelled: a Job's pods are those it controls.
         pods = self.pods.by_index(POD_INDEX, _meta(job).get("uid") or "")
-        active_pods = [p for p in pods if _is_active(p)]
+        active_pods: list[dict[str, Any]] = []
+        terminating = ready = 0
+        for pod in pods:
+            if _is_active(pod):
+                active_pods.append(pod)
+                ready += _is_ready(pod)
+            elif _is_terminating(pod):
+                terminating += 1
         ctx = _SyncCtx(
             job=job, pods=pods, active_pods=active_pods, succeeded=0, failed=0,
-            terminating=sum(1 for p in pods if _is_terminating(p)),
-            ready=sum(1 for p in active_pods if _is_ready(p)),
+            terminating=terminating, ready=ready,
             uncounted_succeeded=set(uncounted.get("succeeded") or ()),
             uncounted_failed=set(uncounted.get("failed") or ()),
             expected_rm_finalizers=set(self._rm_finalizers.get(key, ())),
@@ -747,17 +765,23 @@ class JobController:
     def _valid_pods(ctx: _SyncCtx, uncounted: set[str], keep: Any) -> list[dict[str, Any]]:
         """``getValidPodsWithFilter``: tracked, not yet counted, with a valid index (Indexed)."""
         out = []
+        indexed = _is_indexed(ctx.job)
         completions = int(_spec(ctx.job).get("completions") or 0)
+        expected_rm_finalizers = ctx.expected_rm_finalizers
         for pod in ctx.pods:
-            uid = _meta(pod).get("uid") or ""
-            if not _has_finalizer(pod) or uid in uncounted or uid in ctx.expected_rm_finalizers:
+            meta = _meta(pod)
+            if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
                 continue
-            if _is_indexed(ctx.job):
+            uid = meta.get("uid") or ""
+            if uid in uncounted or uid in expected_rm_finalizers:
+                continue
+            if not keep(pod):
+                continue
+            if indexed:
                 ix = _completion_index(pod)
                 if ix == UNKNOWN_INDEX or ix >= completions:
                     continue
-            if keep(pod):
-                out.append(pod)
+            out.append(pod)
         return out
 
     def _new_backoff_record(self, key: Key, succeeded: list[dict[str, Any]],
@@ -803,10 +827,11 @@ class JobController:
             return False
         total = 0
         for pod in pods:
-            if _phase(pod) in ("Running", "Pending"):
-                status = pod.get("status") or {}
-                for cs in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
-                    total += int(cs.get("restartCount") or 0)
+            status = pod.get("status") or {}
+            if status.get("phase") in ("Running", "Pending"):
+                for statuses in (status.get("initContainerStatuses"), status.get("containerStatuses")):
+                    for cs in statuses or ():
+                        total += int(cs.get("restartCount") or 0)
         limit = int(spec.get("backoffLimit", 6))
         return total > 0 if limit == 0 else total >= limit
 
@@ -1145,24 +1170,26 @@ class JobController:
         completions = int(spec.get("completions") or 0)
         policy = spec.get("podFailurePolicy")
         pods = ctx.pods
-        if indexed:
-            pods = sorted(pods, key=lambda p: (_completion_index(p), _pod_key(p)))
-        with_finalizer: set[str] = {
-            _meta(p).get("uid") or "" for p in pods
-            if _has_finalizer(p) and (_meta(p).get("uid") or "") not in ctx.expected_rm_finalizers}
+        expected_rm_finalizers = ctx.expected_rm_finalizers
+        # The pods still carrying the finalizer whose removal is not already under way, in
+        # (index, namespace, name) order for Indexed Jobs (ctx.pods is in (namespace, name) order).
+        tracked = [(p, uid) for p in pods
+                   if TRACKING_FINALIZER in ((meta := _meta(p)).get("finalizers") or ())
+                   and (uid := meta.get("uid") or "") not in expected_rm_finalizers]
+        with_finalizer: set[str] = {uid for _, uid in tracked}
         if _clean_uncounted(status, with_finalizer):
             needs_flush = True
+        # Of those, the ones whose finalizer can go now (canRemoveFinalizer reads nothing this loop
+        # changes, so filtering before ordering by index is the upstream loop's order).
+        removable = [(p, uid, failed) for p, uid in tracked
+                     if self._can_remove_finalizer(ctx, p, failed := _is_pod_failed(p, job))]
+        if indexed and len(removable) > 1:
+            removable.sort(key=lambda item: _completion_index(item[0]))
         uncounted = status["uncountedTerminatedPods"]
         to_remove: list[dict[str, Any]] = []
         new_succeeded_indexes: list[int] = []
         reached_max = False
-        for pod in pods:
-            uid = _meta(pod).get("uid") or ""
-            if not _has_finalizer(pod) or uid in ctx.expected_rm_finalizers:
-                continue
-            considered_failed = _is_pod_failed(pod, job)
-            if not self._can_remove_finalizer(ctx, pod, considered_failed):
-                continue
+        for pod, uid, considered_failed in removable:
             to_remove.append(pod)
             if _phase(pod) == "Succeeded" and uid not in ctx.uncounted_failed:
                 if indexed:
@@ -1223,15 +1250,20 @@ class JobController:
         if job_finished:
             needs_flush = True
         if needs_flush:
-            ctx.job = self.client.update_status(ctx.job)
+            ctx.job = self._update_status(ctx.job)
             if job_finished:
                 self._record_job_finished(ctx.job, ctx.finished_condition)
+
+    def _update_status(self, job: dict[str, Any]) -> dict[str, Any]:
+        """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change."""
+        stored = self.client.update_status(job, copy_result=False)
+        return {**stored, "status": deep_copy(stored.get("status") or {})}
 
     def _flush_and_remove_finalizers(self, key: Key, ctx: _SyncCtx, to_remove: list[dict[str, Any]],
                                      with_finalizer: set[str], needs_flush: bool) -> bool:
         """``flushUncountedAndRemoveFinalizers``."""
         if needs_flush:
-            ctx.job = self.client.update_status(ctx.job)
+            ctx.job = self._update_status(ctx.job)
             self._backoff[key] = ctx.backoff
             needs_flush = False
         status = ctx.job.setdefault("status", {})
@@ -1257,7 +1289,7 @@ class JobController:
             needs_flush = True
         if first_error is not None:
             if needs_flush:
-                ctx.job = self.client.update_status(ctx.job)
+                ctx.job = self._update_status(ctx.job)
             raise first_error
         return needs_flush
 

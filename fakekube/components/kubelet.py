@@ -173,6 +173,20 @@ def _hex(text: str, n: int = 64) -> str:
     return hashlib.blake2b(text.encode(), digest_size=n // 2).hexdigest()
 
 
+_IMAGE_IDS: dict[str, tuple[str, str]] = {}
+
+
+def _image_ids(image: str) -> tuple[str, str]:
+    """(``image``, ``imageID``) as reported in a container status; memoized per spec image (pure)."""
+    ids = _IMAGE_IDS.get(image)
+    if ids is None:
+        if len(_IMAGE_IDS) >= 4096:
+            _IMAGE_IDS.clear()
+        ref = _image_ref(image)
+        ids = _IMAGE_IDS[image] = (ref, f"{ref.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(ref)}")
+    return ids
+
+
 class Kubelet:
     """Runs bound pods through their stages; offers the scripting and fault-injection API."""
 
@@ -327,16 +341,19 @@ class Kubelet:
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         if not self._running:
             return
-        meta, spec = obj["metadata"], obj.get("spec") or {}
+        meta = obj["metadata"]
         key = (meta.get("namespace") or "", meta["name"])
         run = self._runs.get(key)
-        if run is not None and (type_ == "DELETED" or run.uid != meta.get("uid")):
-            run.cancel()
-            del self._runs[key]
-            run = None
+        if run is not None:
+            if type_ == "DELETED" or run.uid != meta.get("uid"):
+                run.cancel()
+                del self._runs[key]
+                run = None
+            elif not meta.get("deletionTimestamp"):
+                return  # a status change of a pod this kubelet already runs: nothing to do
         if type_ == "DELETED":
             return
-        node = spec.get("nodeName")
+        node = (obj.get("spec") or {}).get("nodeName")
         if not node or node in self._failed_nodes or self._nodes.get(node) is None:
             return
         if run is None:
@@ -394,27 +411,32 @@ class Kubelet:
     def _set_conditions(self, status: dict[str, Any], wanted: list[dict[str, Any]]) -> None:
         """Kubelet-owned conditions first, in the kubelet's order; others (PodScheduled, …) after."""
         now = format_time(self.rt.now)
-        old = {c.get("type"): c for c in status.get("conditions") or []}
+        conditions = status.get("conditions") or []
+        old = {c.get("type"): c for c in conditions}
         out = []
         for cond in wanted:
-            prev = old.get(cond["type"])
-            ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cond["status"] else now
-            out.append({"type": cond["type"], "status": cond["status"], "lastProbeTime": None,
-                        "lastTransitionTime": ltt,
-                        **{k: cond[k] for k in ("reason", "message") if cond.get(k)}})
-        out += [c for c in status.get("conditions") or [] if c.get("type") not in KUBELET_CONDITIONS]
+            ctype, cstatus = cond["type"], cond["status"]
+            prev = old.get(ctype)
+            ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cstatus else now
+            new = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": ltt}
+            if reason := cond.get("reason"):
+                new["reason"] = reason
+            if message := cond.get("message"):
+                new["message"] = message
+            out.append(new)
+        out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
         status["conditions"] = out
 
     def _pod_conditions(self, pod: dict[str, Any], *, sandbox: bool, ready: bool, phase: str) -> list[dict[str, Any]]:
-        names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
-        names += [c["name"] for c in (pod.get("spec") or {}).get("initContainers") or []
-                  if c.get("restartPolicy") == "Always"]
         if phase in ("Succeeded", "Failed"):
             reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
             ready_c: dict[str, Any] = {"status": "False", "reason": reason}
         elif ready:
             ready_c = {"status": "True"}
         else:
+            spec = pod.get("spec") or {}
+            names = [c["name"] for c in spec.get("containers") or []]
+            names += [c["name"] for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
             ready_c = {"status": "False", "reason": "ContainersNotReady",
                        "message": f"containers with unready status: [{' '.join(names)}]"}
         init: dict[str, Any] = {"status": "True"}
@@ -426,12 +448,12 @@ class Kubelet:
 
     def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
                           started: bool, created: bool) -> dict[str, Any]:
-        image = _image_ref(str(c.get("image", "")))
+        image, image_id = _image_ids(str(c.get("image", "")))
         status: dict[str, Any] = {"name": c["name"], "state": state, "lastState": run.last_state.get(c["name"], {}),
                                   "ready": ready, "restartCount": run.restart_count, "image": image,
                                   "imageID": "", "started": started}
         if created:
-            status["imageID"] = f"{image.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(image)}"
+            status["imageID"] = image_id
             seed = f"{run.uid}/{c['name']}/{run.restart_count}"
             status["containerID"] = f"containerd://{_hex(seed)}"
         return status
