@@ -27,7 +27,7 @@ def pod(*, index: str | None, exclusive: bool, node: str | None, deleting: bool,
 
 
 @pytest.mark.parametrize(("index", "exclusive", "node", "deleting"),
-                         itertools.product([None, "0", "1"], [False, True], [None, "", "n1"], [False, True]))
+                         list(itertools.product([None, "0", "1"], [False, True], [None, "", "n1"], [False, True])))
 def test_should_reconcile_only_scheduled_live_exclusive_leaders(index: str | None, exclusive: bool,
                                                                 node: str | None, deleting: bool) -> None:
     p = pod(index=index, exclusive=exclusive, node=node, deleting=deleting)
