@@ -14,7 +14,7 @@ from typing import Any
 from fakekube import AlreadyExists, FakeCluster, UsageError
 from jobset_ref.api import constants as c
 from jobset_ref.api.crd import jobset_crd
-from jobset_ref.controller.pod_controller import PodReconciler, index_pod_name
+from jobset_ref.controller.pod_controller import PodReconciler, add_pod_name_index
 from jobset_ref.controller.reconciler import JobSetReconciler
 from jobset_ref.webhooks import register_webhooks
 
@@ -63,7 +63,7 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
     except AlreadyExists:
         raise UsageError("the JobSet CRD is already installed on this cluster; call install() once") from None
     pods = cluster.runtime.informer("pods")
-    pods.add_index(c.POD_NAME_KEY, index_pod_name, uses=("metadata.annotations", "metadata.name"))
+    add_pod_name_index(pods)
     plugins = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods) if webhooks else []
     reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
     pod_controller = PodReconciler(cluster.runtime)

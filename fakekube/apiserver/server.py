@@ -503,10 +503,10 @@ class ApiServer:
         media = patching.normalize_patch_type(patch_type)
         # A fresh object that shares untouched subtrees with the frozen stored one; old is untouched.
         new = patching.apply_patch(old, patch, media, resource=rt.key, share=True)
-        if new.get("metadata") is old["metadata"]:
-            new["metadata"] = dict(old["metadata"])
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             raise BadRequest("the patch produced an object without metadata")
+        if new["metadata"] is old["metadata"]:  # the server sets fields on it below
+            new["metadata"] = dict(old["metadata"])
         patched_meta = new["metadata"]
         if patched_meta.get("uid") not in (None, old["metadata"]["uid"]):
             raise Conflict(f'Precondition failed: UID in precondition: {patched_meta["uid"]}, '

@@ -507,8 +507,8 @@ class JobController:
             old_ref = _controller_ref(old)
             ref_changed = old_ref is not None and old_ref != ref
         if job is None:
-            if TRACKING_FINALIZER in (meta.get("finalizers") or ()):
-                self.orphan_queue.enqueue((namespace, meta.get("name") or ""))
+            if _has_finalizer(pod):
+                self.orphan_queue.enqueue(_pod_key(pod))
             if ref_changed:
                 old_job = self._resolve(namespace, old_ref)
                 if old_job is not None:
@@ -522,7 +522,7 @@ class JobController:
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
+        if not _has_finalizer(pod):
             self._finalizer_removal_observed(key, meta.get("uid") or "")
         if meta.get("deletionTimestamp") and not _meta(old).get("deletionTimestamp"):
             self._deletion_observed(key)
@@ -769,10 +769,9 @@ class JobController:
         completions = int(_spec(ctx.job).get("completions") or 0)
         expected_rm_finalizers = ctx.expected_rm_finalizers
         for pod in ctx.pods:
-            meta = _meta(pod)
-            if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
+            if not _has_finalizer(pod):
                 continue
-            uid = meta.get("uid") or ""
+            uid = _meta(pod).get("uid") or ""
             if uid in uncounted or uid in expected_rm_finalizers:
                 continue
             if not keep(pod):
@@ -1174,8 +1173,7 @@ class JobController:
         # The pods still carrying the finalizer whose removal is not already under way, in
         # (index, namespace, name) order for Indexed Jobs (ctx.pods is in (namespace, name) order).
         tracked = [(p, uid) for p in pods
-                   if TRACKING_FINALIZER in ((meta := _meta(p)).get("finalizers") or ())
-                   and (uid := meta.get("uid") or "") not in expected_rm_finalizers]
+                   if _has_finalizer(p) and (uid := _meta(p).get("uid") or "") not in expected_rm_finalizers]
         with_finalizer: set[str] = {uid for _, uid in tracked}
         if _clean_uncounted(status, with_finalizer):
             needs_flush = True

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from fakekube._core.generated import regenerate_command
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -217,21 +218,8 @@ def _encode(v: Any) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m fakekube.machinery.cel_parser [--check]``: regenerate (or check) ``cel_parser.json``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args not in ([], ["--check"]):
-        print("usage: python -m fakekube.machinery.cel_parser [--check]", file=sys.stderr)
-        return 2
-    text = render(generate())
-    current = DATA_PATH.read_text(encoding="utf-8") if DATA_PATH.is_file() else None
-    if args == ["--check"]:
-        if current != text:
-            print(f"{DATA_PATH} is stale: run python -m fakekube.machinery.cel_parser", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        DATA_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {DATA_PATH}")
-    return 0
+    return regenerate_command(argv, path=DATA_PATH, render=lambda: render(generate()),
+                              module="fakekube.machinery.cel_parser")
 
 
 if __name__ == "__main__":

@@ -106,6 +106,7 @@ def _parse_int64(text: str) -> int | None:
 
 
 _MISSING: Any = object()  # a label value no selector value equals
+_EQUALITY = (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS)  # "the label has one of these values"
 
 LabelTest = Callable[[Mapping[str, str]], bool]
 
@@ -116,7 +117,7 @@ def _compile_requirement(key: str, op: Operator | str, values: tuple[str, ...]) 
     ``labels.get(key, _MISSING) in values`` is ``key in labels and labels[key] in values``; a single
     value compares with ``==`` (what ``in`` does for a one-element tuple, identity aside).
     """
-    if op in (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS):
+    if op in _EQUALITY:
         if len(values) == 1:
             value = values[0]
             return lambda labels: labels.get(key, _MISSING) == value
@@ -271,8 +272,7 @@ def _compile_selector(requirements: tuple[Requirement, ...], matches_nothing: bo
         return _always
     if len(requirements) == 1:
         return requirements[0]._test
-    equality = (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS)
-    if all(r.operator in equality and len(r.values) == 1 for r in requirements):
+    if all(r.operator in _EQUALITY and len(r.values) == 1 for r in requirements):
         pairs = tuple((r.key, r.values[0]) for r in requirements)
 
         def match_pairs(labels: Mapping[str, str]) -> bool:
@@ -332,7 +332,7 @@ class LabelSelector:
         """``RequiresExactMatch``: the first requirement on ``key`` decides."""
         for r in self.requirements:
             if r.key == key:
-                if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN) and len(r.values) == 1:
+                if r.operator in _EQUALITY and len(r.values) == 1:
                     return r.values[0]
                 return None
         return None
@@ -343,20 +343,17 @@ class LabelSelector:
         A store may answer from a label index on any one of them and filter with :meth:`matches`.
         Empty for :data:`NOTHING`, which callers must check with :attr:`matches_nothing`.
         """
-        return tuple((r.key, r.values[0]) for r in self.requirements
-                     if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN)
-                     and len(set(r.values)) == 1)
+        return tuple(group[0] for group in self.index_groups() if len(group) == 1)
 
     def index_groups(self) -> tuple[tuple[tuple[str, str], ...], ...]:
         """For each ``=``/``==``/``in`` requirement, the ``(key, value)`` pairs one of which every
         match carries: a store may answer from the union of one group's label-index buckets."""
         return tuple(tuple((r.key, v) for v in dict.fromkeys(r.values)) for r in self.requirements
-                     if r.operator in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN) and r.values)
+                     if r.operator in _EQUALITY and r.values)
 
     def required_keys(self) -> tuple[str, ...]:
         """Label keys every match must have (sorted, unique)."""
-        present = (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.IN, Operator.EXISTS,
-                   Operator.GREATER_THAN, Operator.LESS_THAN)
+        present = (*_EQUALITY, Operator.EXISTS, Operator.GREATER_THAN, Operator.LESS_THAN)
         return tuple(sorted({r.key for r in self.requirements if r.operator in present}))
 
 
@@ -725,10 +722,8 @@ class FieldSelector:
     terms: tuple[FieldTerm, ...] = ()
 
     def matches(self, fields: Mapping[str, str]) -> bool:
-        get = fields.get
-        for t in self.terms:  # FieldTerm.matches, inlined
-            have = get(t.field, "")
-            if (have != t.value) if t.op == "=" else (have == t.value):
+        for term in self.terms:
+            if not term.matches(fields):
                 return False
         return True
 

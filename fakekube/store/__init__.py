@@ -126,13 +126,15 @@ class Store:
     def _candidates(self, table: _Table, namespace: str | None,
                     groups: list[tuple[tuple[str, str], ...]]) -> Iterator[dict[str, Any]]:
         if groups:
-            best: list[dict[Key, None]] | None = None
+            # The group whose buckets hold the fewest objects narrows the candidates.
+            sized = []
             for group in groups:
                 buckets = [b for b in (table.by_label.get(pair) for pair in group) if b]
-                if best is None or sum(map(len, buckets)) < sum(map(len, best)):
-                    best = buckets
-            assert best is not None
-            found = best[0].keys() if len(best) == 1 else set().union(*best) if best else ()
+                sized.append((sum(map(len, buckets)), buckets))
+            best = min(sized, key=lambda s: s[0])[1]
+            if not best:
+                return iter(())
+            found = best[0] if len(best) == 1 else set().union(*best)
             keys = sorted(k for k in found if namespace is None or k[0] == namespace)
             objects = table.objects
             return (objects[k] for k in keys)

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import types
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
+from fakekube._core.generated import regenerate_command
 from jobset_ref.api import constants as c
 
 if TYPE_CHECKING:
@@ -203,21 +203,8 @@ def _type_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m jobset_ref.api.crd [--check]``: regenerate (or check) ``jobset_crd.json``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args not in ([], ["--check"]):
-        print("usage: python -m jobset_ref.api.crd [--check]", file=sys.stderr)
-        return 2
-    text = render_crd(generate_crd())
-    current = CRD_PATH.read_text(encoding="utf-8") if CRD_PATH.is_file() else None
-    if args == ["--check"]:
-        if current != text:
-            print(f"{CRD_PATH} is stale: run python -m jobset_ref.api.crd", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        CRD_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {CRD_PATH}")
-    return 0
+    return regenerate_command(argv, path=CRD_PATH, render=lambda: render_crd(generate_crd()),
+                              module="jobset_ref.api.crd")
 
 
 if __name__ == "__main__":

@@ -184,7 +184,7 @@ def default_pod(pod: dict[str, Any], *, leader_candidates: LeaderCandidates, get
         metadata["labels"][c.PRIORITY_KEY] = str(priority)
     if c.EXCLUSIVE_KEY not in annotations:
         return out
-    if annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0":  # is_leader_pod(out)
+    if is_leader_pod(out):
         _set_exclusive_affinities(out)
         return out
     try:
@@ -223,7 +223,7 @@ def validate_pod_create(pod: dict[str, Any], *, leader_candidates: LeaderCandida
     if c.EXCLUSIVE_KEY not in annotations:
         return
     topology_key = str(annotations[c.EXCLUSIVE_KEY])
-    if annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0":  # is_leader_pod(pod)
+    if is_leader_pod(pod):
         return
     node_selector = (pod.get("spec") or {}).get("nodeSelector")
     if node_selector is None:

@@ -19,12 +19,14 @@ from typing import Any
 
 from fakekube import Result, Runtime
 from fakekube.clock import format_time
+from fakekube.runtime.informer import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.api.pod_webhook import is_leader_pod, pod_name_without_suffix
 from jobset_ref.controller.apply import Applier
 from jobset_ref.controller.plan import ReconcileError
 
-__all__ = ["POD_CONTROLLER_NAME", "POD_JOB_KEY_INDEX", "PodReconciler", "index_pod_job", "index_pod_name"]
+__all__ = ["POD_CONTROLLER_NAME", "POD_JOB_KEY_INDEX", "PodReconciler", "add_pod_name_index", "index_pod_job",
+           "index_pod_name"]
 
 POD_CONTROLLER_NAME = "jobset-pod-controller"
 POD_JOB_KEY_INDEX = "podJobKey"
@@ -48,6 +50,11 @@ def index_pod_name(pod: Pod) -> list[str]:
     return [] if name is None else [name]
 
 
+def add_pod_name_index(pods: Informer) -> None:
+    """The ``podName`` index of ``SetupPodIndexes`` (the pod webhooks read it as well)."""
+    pods.add_index(c.POD_NAME_KEY, index_pod_name, uses=("metadata.annotations", "metadata.name"))
+
+
 def _controller_uid(pod: Pod) -> str | None:
     for ref in pod["metadata"].get("ownerReferences") or ():
         if ref.get("controller"):
@@ -58,11 +65,8 @@ def _controller_uid(pod: Pod) -> str | None:
 def _should_reconcile(pod: Pod) -> bool:
     """The event filter: leader, scheduled, exclusive placement, not being deleted."""
     meta = pod["metadata"]
-    annotations = meta.get("annotations")
-    if not isinstance(annotations, dict) or annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) != "0":
-        return False  # not is_leader_pod(pod); cheapest test first, it rejects all but one pod per Job
-    return (bool((pod.get("spec") or {}).get("nodeName")) and c.EXCLUSIVE_KEY in annotations
-            and not meta.get("deletionTimestamp"))
+    return (is_leader_pod(pod) and bool((pod.get("spec") or {}).get("nodeName"))  # leader first: cheapest
+            and c.EXCLUSIVE_KEY in (meta.get("annotations") or {}) and not meta.get("deletionTimestamp"))
 
 
 class PodReconciler:
@@ -79,9 +83,9 @@ class PodReconciler:
     def start(self) -> None:
         self.pods = self.rt.informer("pods")
         self.nodes = self.rt.informer("nodes")
-        # SetupPodIndexes (adding an index again only rebuilds it; ``uses`` as install() declares).
+        # SetupPodIndexes (adding an index again only rebuilds it).
         self.pods.add_index(POD_JOB_KEY_INDEX, index_pod_job, uses=("metadata.annotations", "metadata.labels"))
-        self.pods.add_index(c.POD_NAME_KEY, index_pod_name, uses=("metadata.annotations", "metadata.name"))
+        add_pod_name_index(self.pods)
         self.pods.add_handler(self._on_pod)
         self.controller.start()
 
