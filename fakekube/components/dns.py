@@ -58,6 +58,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from fakekube._core.clock import format_time
+from fakekube._core.multimap import discard
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
@@ -285,11 +286,7 @@ class Dns:
             svc_key, records = previous
             self._by_service.get(svc_key, {}).pop(meta["name"], None)
             for host in {h for h, _ in records if h}:
-                bucket = self._by_host.get((svc_key[0], svc_key[1], host))
-                if bucket is not None:
-                    bucket.pop(meta["name"], None)
-                    if not bucket:
-                        del self._by_host[(svc_key[0], svc_key[1], host)]
+                discard(self._by_host, (svc_key[0], svc_key[1], host), meta["name"])
         service = (meta.get("labels") or {}).get(LABEL_SERVICE_NAME)
         if type_ == "DELETED" or not service:
             return
@@ -381,11 +378,7 @@ class Dns:
             self._unindex_node(key, seen.node)
 
     def _unindex_node(self, key: PodKey, node: str) -> None:
-        on_node = self._by_node.get(node)
-        if on_node is not None:
-            on_node.pop(key, None)
-            if not on_node:
-                del self._by_node[node]
+        discard(self._by_node, node, key)
 
     def _mark(self, svc_key: ServiceKey, pod_key: PodKey) -> None:
         """Re-evaluate ``pod_key`` at the next reconcile of ``svc_key``."""

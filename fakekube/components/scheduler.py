@@ -83,6 +83,7 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from fakekube._core.clock import MILLISECOND, SECOND, SimTime, format_time
+from fakekube._core.multimap import discard
 from fakekube.apiserver.kinds.pods import set_condition
 from fakekube.errors import ApiError, Conflict, NotFound
 from fakekube.machinery import selectors as sel
@@ -279,15 +280,6 @@ def _terms(pod: dict[str, Any], kind: str) -> list[_Term]:
     return out
 
 
-def _discard(index: dict[Any, dict[Any, Any]], bucket: Any, member: Any) -> None:
-    """Remove ``member`` from ``index[bucket]``, dropping the bucket when it empties."""
-    members = index.get(bucket)
-    if members is not None:
-        members.pop(member, None)
-        if not members:
-            del index[bucket]
-
-
 TermId = tuple[PodKey, int]  # a bound pod's anti-affinity term: (pod, index in its terms)
 _FAILS_BY_LABEL = (sel.Operator.NOT_IN, sel.Operator.NOT_EQUALS)
 
@@ -336,7 +328,7 @@ class _Guards:
         else:
             del self.terms[domain]
         for index, condition in self._conditions(term):
-            _discard(index, condition, term_id)
+            discard(index, condition, term_id)
 
     def open_to(self, namespace: str, labels: dict[str, str], ns_labels: dict[str, dict[str, str]]) -> set[str]:
         """The domains where every term fails to match a pod in ``namespace`` with ``labels``."""
@@ -531,10 +523,7 @@ class Scheduler:
             self._order.remove(info.key)
         for pair in info.labels.items():
             self._move_in_label_order(pair, info.key, None)
-            bucket = self._nodes_by_label[pair]
-            del bucket[info.name]
-            if not bucket:
-                del self._nodes_by_label[pair]
+            discard(self._nodes_by_label, pair, info.name)
             left = self._label_key_nodes[pair[0]] - 1
             if left:
                 self._label_key_nodes[pair[0]] = left
@@ -618,12 +607,12 @@ class Scheduler:
             if add:
                 self._domain_pods.setdefault(pair, {})[pod.key] = None
             else:
-                _discard(self._domain_pods, pair, pod.key)
+                discard(self._domain_pods, pair, pod.key)
             if pair[0] in anti_keys:
                 if add:
                     self._domain_anti.setdefault(pair, {})[pod.key] = None
                 else:
-                    _discard(self._domain_anti, pair, pod.key)
+                    discard(self._domain_anti, pair, pod.key)
                 domains = self._domains.get(pair[0])
                 if domains is not None:
                     self._guard(domains.guards, pod, pair[0], pair[1], add=add)
@@ -669,8 +658,8 @@ class Scheduler:
         for label_key, by_value in self._pods_by_label.items():
             value = pod.labels.get(label_key)
             if value is not None:
-                _discard(by_value, value, key)
-        _discard(self._node_pods, pod.node, key)
+                discard(by_value, value, key)
+        discard(self._node_pods, pod.node, key)
         del self._bound[key]
         return True
 

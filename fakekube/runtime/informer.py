@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakekube._core.clock import SimTime
+from fakekube._core.multimap import discard
 from fakekube.apiserver.server import Watch, WatchEvent
 from fakekube.runtime.client import Client
 
@@ -136,11 +137,7 @@ class Informer:
             if before == after:
                 continue
             for value in before:
-                bucket = index.get(value)
-                if bucket is not None:
-                    bucket.pop(key, None)
-                    if not bucket:
-                        del index[value]
+                discard(index, value, key)
             for value in after:
                 index.setdefault(value, {})[key] = None
 

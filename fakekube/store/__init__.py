@@ -22,6 +22,7 @@ from typing import Any
 
 from sortedcontainers import SortedDict
 
+from fakekube._core.multimap import discard
 from fakekube.errors import Gone
 
 __all__ = ["Key", "Store", "StoredEvent"]
@@ -69,11 +70,7 @@ class _Table:
 
     def unindex(self, key: Key, obj: dict[str, Any]) -> None:
         for item in (obj["metadata"].get("labels") or {}).items():
-            bucket = self.by_label.get(item)
-            if bucket is not None:
-                bucket.pop(key, None)
-                if not bucket:
-                    del self.by_label[item]
+            discard(self.by_label, item, key)
 
 
 class Store:
@@ -225,11 +222,7 @@ class Store:
 
     def _unindex_owners(self, resource: str, key: Key, obj: dict[str, Any]) -> None:
         for ref in obj["metadata"].get("ownerReferences") or ():
-            bucket = self._by_owner.get(ref.get("uid", ""))
-            if bucket is not None:
-                bucket.pop((resource, *key), None)
-                if not bucket:
-                    del self._by_owner[ref.get("uid", "")]
+            discard(self._by_owner, ref.get("uid", ""), (resource, *key))
 
     # ------------------------------------------------------------------ watch support
     def subscribe(self, listener: Callable[[StoredEvent], None]) -> None:

@@ -113,3 +113,15 @@ def test_check_frozen_accepts_new_versions_that_share_unchanged_parts() -> None:
     put(store, "pods", second, event="MODIFIED")
     store.remove("pods", "default", "a", rv=store.next_rv())
     store.verify_frozen()
+
+
+def test_multimap_discard_drops_emptied_buckets_and_ignores_absent_members() -> None:
+    from fakekube._core.multimap import discard
+
+    index: dict[str, dict[str, None]] = {"a": {"x": None, "y": None}}
+    discard(index, "a", "x")
+    discard(index, "a", "nope")
+    discard(index, "missing", "x")
+    assert index == {"a": {"y": None}}
+    discard(index, "a", "y")
+    assert index == {}
