@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from fakekube import Result, Runtime
-from fakekube.clock import MILLISECOND, SECOND, SimTime, to_datetime
+from fakekube import ApiError, Result, Runtime
+from fakekube.clock import SECOND, SimTime, to_datetime
 from jobset_ref.api import constants as c
 from jobset_ref.controller import conditions, construct, observe
 from jobset_ref.controller.apply import Applier
@@ -47,8 +47,6 @@ __all__ = ["CONTROLLER_NAME", "JobSetReconciler"]
 
 CONTROLLER_NAME = "jobset-controller"
 JOBSET_RESOURCE = f"{c.PLURAL}.{c.GROUP}"
-BASE_BACKOFF = 5 * MILLISECOND
-MAX_BACKOFF = 1000 * SECOND
 
 Key = tuple[str, str]
 
@@ -65,8 +63,8 @@ class JobSetReconciler:
         self.in_place_gate = bool(self.gates.get(c.FEATURE_IN_PLACE_RESTART))
         self.elastic_gate = bool(self.gates.get(c.FEATURE_ELASTIC_JOBSET))
         self.apply = Applier(runtime.client(CONTROLLER_NAME), runtime.recorder(CONTROLLER_NAME, correlate=False))
-        self.controller = runtime.controller(CONTROLLER_NAME, self.reconcile)
-        self._failures: dict[Key, int] = {}
+        # API errors and ReconcileErrors are retried by the controller's one rule (controller-runtime's default).
+        self.controller = runtime.controller(CONTROLLER_NAME, self.reconcile, retry_on=(ApiError, ReconcileError))
         self.passes = 0
 
     # ================================================================== wiring (SetupWithManager)
@@ -123,11 +121,7 @@ class JobSetReconciler:
 
         js = JobSet.from_wire(obj)
         draft = StatusDraft(obj.get("status"), self.rt.now)
-        try:
-            requeue_after = self._reconcile(obj, js, draft)
-        except ReconcileError as err:
-            return self._backoff(key, err)
-        self._failures.pop(key, None)
+        requeue_after = self._reconcile(obj, js, draft)  # an error skips the status write and the events
         if draft.should_update:
             updated = self.apply.write_status(obj, draft)  # a Conflict propagates: events dropped
             self.apply.emit(updated, draft.events)
@@ -255,15 +249,6 @@ class JobSetReconciler:
 
     def _note(self, js: JobSet, text: str) -> None:
         self.rt.trace.add(f"{CONTROLLER_NAME} {js.namespace}/{js.name}: {text}")
-
-    def _backoff(self, key: Key, err: ReconcileError) -> Result:
-        """A non-API error: no status write; retry with per-key exponential backoff."""
-        n = self._failures.get(key, 0)
-        self._failures[key] = n + 1
-        delay = min(BASE_BACKOFF * (2 ** n), MAX_BACKOFF)
-        self.rt.trace.add(f"{CONTROLLER_NAME} reconcile {key[0]}/{key[1]} error: {err} "
-                          f"(retry in {delay / SECOND:g}s)")
-        return Result(requeue_after=delay)
 
 
 def _key(obj: Mapping[str, Any]) -> Key:
