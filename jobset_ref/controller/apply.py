@@ -85,7 +85,7 @@ class Applier:
                 continue
             try:
                 self.client.delete("jobs.batch", job_name(job), job["metadata"].get("namespace"),
-                                   propagation_policy="Foreground", copy_result=False)
+                                   propagation_policy="Foreground")
             except NotFound:
                 continue
             except ApiError as err:
@@ -169,7 +169,7 @@ class Applier:
                 if changed:
                     self.client.update_status(body)
                 self.client.delete("pods", body["metadata"]["name"], body["metadata"].get("namespace"),
-                                   propagation_policy="Background", copy_result=False)
+                                   propagation_policy="Background")
             except NotFound:
                 continue
             except ApiError as err:
