@@ -35,12 +35,13 @@ from fakekube.errors import (
 )
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Runtime
-from fakekube.runtime.controller import Result, TerminalError
+from fakekube.runtime.controller import Backoff, Result, TerminalError
 
 __all__ = [
     "AdmissionRequest",
     "AlreadyExists",
     "ApiError",
+    "Backoff",
     "BadRequest",
     "Client",
     "Conflict",

@@ -47,7 +47,7 @@ from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.kinds.jobs import JOB_CONTROLLER_NAME, IndexSet, condition_true, is_job_finished
 from fakekube.errors import ApiError, NotFound
 from fakekube.runtime.context import Runtime
-from fakekube.runtime.controller import Result
+from fakekube.runtime.controller import Backoff, Result
 from fakekube.runtime.events import NORMAL, WARNING
 
 __all__ = ["JobController"]
@@ -64,8 +64,7 @@ POD_INDEX = "job-controller/controller-uid"
 SYNC_JOB_BATCH_PERIOD: SimTime = 1 * SECOND
 DEFAULT_POD_FAILURE_BACKOFF: SimTime = 10 * SECOND
 MAX_POD_FAILURE_BACKOFF: SimTime = 600 * SECOND
-DEFAULT_API_BACKOFF: SimTime = 1 * SECOND
-MAX_API_BACKOFF: SimTime = 60 * SECOND
+API_BACKOFF = Backoff(1 * SECOND, 60 * SECOND)  # DefaultJobApiBackOff, MaxJobApiBackOff
 EXPECTATIONS_TIMEOUT: SimTime = 300 * SECOND
 MAX_UNCOUNTED_PODS = 500
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
@@ -420,12 +419,11 @@ class JobController:
         self.rt = rt
         self.client = rt.client("job-controller")
         self.recorder = rt.recorder("job-controller")
-        self.queue = rt.controller("job-controller", self._reconcile)
+        self.queue = rt.controller("job-controller", self._sync, backoff=API_BACKOFF, verb="sync")
         self.orphan_queue = rt.controller("job-controller/orphan-pods", self._reconcile_orphan)
         self._expectations: dict[Key, _Expectations] = {}
         self._rm_finalizers: dict[Key, set[str]] = {}
         self._backoff: dict[Key, _BackoffRecord] = {}
-        self._api_failures: dict[Key, int] = {}
         self._wired = False
         self._running = False
 
@@ -598,19 +596,6 @@ class JobController:
                           namespace, patch_type="strategic", copy_result=False)
 
     # ------------------------------------------------------------------ sync
-    def _reconcile(self, key: Key) -> Result | None:
-        try:
-            self._sync(key)
-        except ApiError as err:
-            n = self._api_failures.get(key, 0)
-            self._api_failures[key] = n + 1
-            delay = min(DEFAULT_API_BACKOFF * (2**n), MAX_API_BACKOFF)
-            self.rt.trace.add(f"job-controller sync {key[0]}/{key[1]} error {err.code} {err.reason}: "
-                              f"{err.message} (retry in {delay / SECOND:g}s)")
-            return Result(requeue_after=delay)
-        self._api_failures.pop(key, None)
-        return None
-
     def _sync(self, key: Key) -> None:
         """``syncJob``."""
         namespace, name = key

@@ -11,8 +11,9 @@ from fakekube._core.loop import EventLoop, Priority
 from fakekube._core.rand import SeedTree, Stream
 from fakekube._core.trace import Trace
 from fakekube.apiserver.server import ApiServer
+from fakekube.errors import ApiError
 from fakekube.runtime.client import Client
-from fakekube.runtime.controller import Controller, Result
+from fakekube.runtime.controller import DEFAULT_BACKOFF, Backoff, Controller, Result
 from fakekube.runtime.events import EventRecorder
 from fakekube.runtime.informer import Informer
 
@@ -56,8 +57,11 @@ class Runtime:
         return informer
 
     def controller(self, name: str, reconcile: Callable[[Any], Result | None], *, strict: bool = True,
-                   priority: Priority = Priority.NORMAL) -> Controller:
-        return Controller(name, self.loop, self.trace, reconcile, strict=strict, priority=priority)
+                   priority: Priority = Priority.NORMAL, backoff: Backoff = DEFAULT_BACKOFF,
+                   retry_on: tuple[type[Exception], ...] = (ApiError,), verb: str = "reconcile") -> Controller:
+        """A reconcile work queue; ``backoff``/``retry_on`` are its retry rule (see ``fakekube.runtime.controller``)."""
+        return Controller(name, self.loop, self.trace, reconcile, strict=strict, priority=priority,
+                          backoff=backoff, retry_on=retry_on, verb=verb)
 
     def recorder(self, component: str, *, host: str = "", correlate: bool = True) -> EventRecorder:
         """A core/v1 Event recorder; ``correlate=False`` for components whose upstream records through

@@ -19,10 +19,8 @@ from typing import Any
 from fakekube import AlreadyExists, ApiError, Client, NotFound
 from fakekube.runtime.events import EventRecorder
 from jobset_ref.api import constants as c
-from jobset_ref.controller.observe import Job, job_labels, job_name
-from jobset_ref.controller.plan import WARNING, EventIntent, ReconcileError
-from jobset_ref.controller.policies.elastic import ScalingPatch
-from jobset_ref.controller.policies.suspend import resumed_pod_template
+from jobset_ref.controller.observe import Job, job_name
+from jobset_ref.controller.plan import WARNING, EventIntent, ReconcileError, ResumeJob, ScalingPatch
 from jobset_ref.controller.status import StatusDraft
 
 __all__ = ["Applier"]
@@ -85,7 +83,7 @@ class Applier:
                 continue
             try:
                 self.client.delete("jobs.batch", job_name(job), job["metadata"].get("namespace"),
-                                   propagation_policy="Foreground", copy_result=False)
+                                   propagation_policy="Foreground")
             except NotFound:
                 continue
             except ApiError as err:
@@ -93,25 +91,19 @@ class Applier:
         if errors:
             raise ReconcileError("\n".join(errors))
 
-    def suspend_jobs(self, jobs: Iterable[Job]) -> None:
-        """``suspendJobs``: ``spec.suspend = true`` with a full Update; the first error aborts."""
-        for job in jobs:
-            body = copy.deepcopy(dict(job))
-            body["spec"]["suspend"] = True
+    def suspend_jobs(self, bodies: Iterable[dict[str, Any]]) -> None:
+        """``suspendJobs``: a full Update of each suspended body; the first error aborts."""
+        for body in bodies:
             self.client.update(body)
 
-    def resume_jobs(self, jobs: Iterable[Job], pod_templates: Mapping[str, Mapping[str, Any]]) -> None:
-        """``resumeJob`` for each Job: clear ``status.startTime``, merge the Kueue fields, unsuspend."""
+    def resume_jobs(self, jobs: Iterable[ResumeJob]) -> None:
+        """``resumeJob`` for each Job: the status write that clears ``startTime`` (if needed), then the
+        Update of the finished body on top of the written object; the first error aborts."""
         for job in jobs:
-            body = copy.deepcopy(dict(job))
-            if (body.get("status") or {}).get("startTime") is not None:
-                del body["status"]["startTime"]
-                body = self.client.update_status(body)
-            rjob = job_labels(body).get(c.REPLICATED_JOB_NAME_KEY, "")
-            if rjob:
-                body["spec"]["template"] = resumed_pod_template(body["spec"].get("template") or {},
-                                                                pod_templates.get(rjob) or {})
-            body["spec"]["suspend"] = False
+            body = job.body
+            if job.clear_start_time:
+                written = self.client.update_status(body)  # keeps the stored spec; returns the new resourceVersion
+                body = {**written, "spec": body["spec"]}
             self.client.update(body)
 
     def patch_job_scaling(self, patches: Iterable[ScalingPatch]) -> None:
@@ -169,7 +161,7 @@ class Applier:
                 if changed:
                     self.client.update_status(body)
                 self.client.delete("pods", body["metadata"]["name"], body["metadata"].get("namespace"),
-                                   propagation_policy="Background", copy_result=False)
+                                   propagation_policy="Background")
             except NotFound:
                 continue
             except ApiError as err:

@@ -3,8 +3,8 @@
 Mirrors upstream ``constructJobsFromTemplate``, ``constructJob``, ``shouldCreateJob``,
 ``labelAndAnnotateObject``, ``addNamespacedJobNodeSelector``, ``addTaintToleration``,
 ``jobHashKey``, ``globalJobIndex``, ``globalReplicas``, ``groupJobIndex``, ``groupReplicas``
-(``pkg/controllers/jobset_controller.go``), ``placement.GenJobName`` and the Service half of
-``createHeadlessSvcIfNecessary``. Spec §4 and §5.
+(``pkg/controllers/jobset_controller.go``), ``placement.GenJobName``, the Service half of
+``createHeadlessSvcIfNecessary`` and the plan of ``reconcileReplicatedJobs``. Spec §4, §5, §3.6.
 
 Pure: builds wire-form dicts; ``apply`` creates them.
 """
@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from jobset_ref.api import constants as c
 from jobset_ref.api.enums import JobSetRestartStrategy
 from jobset_ref.controller.observe import ChildJobs, get_job_restarts
-from jobset_ref.controller.policies import network, volume_claim_policies
+from jobset_ref.controller.plan import CreationPlan, Eligibility
+from jobset_ref.controller.policies import network, startup_policy, volume_claim_policies
 
 if TYPE_CHECKING:
     from jobset_ref.api.models import JobSet, JobSetStatus, ReplicatedJob
@@ -36,6 +37,7 @@ __all__ = [
     "jobset_labels",
     "namespaced_job_name",
     "owner_reference",
+    "plan_creation",
 ]
 
 
@@ -208,6 +210,20 @@ def construct_jobs_from_template(js: JobSet, status: JobSetStatus, rjob: Replica
             attempt = job_restarts[index] if index < len(job_restarts) else 0
         jobs.append(construct_job(js, rjob, index, restarts=status.restarts, job_restart_attempt=attempt))
     return jobs
+
+
+def plan_creation(js: JobSet, status: JobSetStatus, eligible: Eligibility, children: ChildJobs,
+                  *, restart_job_gate: bool) -> CreationPlan:
+    """``reconcileReplicatedJobs``: the missing Jobs of each eligible ReplicatedJob, and with InOrder
+    ``StartupPolicyInProgress`` (stopped at one) or ``StartupPolicyCompleted`` (all started)."""
+    by_name = {r.name: r for r in js.replicated_jobs}
+    batches = tuple(tuple(construct_jobs_from_template(js, status, by_name[name], children,
+                                                       restart_job_gate=restart_job_gate))
+                    for name in eligible.replicated_jobs)
+    if not eligible.in_order:
+        return CreationPlan(batches, ())
+    op = startup_policy.in_progress_op() if eligible.in_order_in_progress else startup_policy.completed_op()
+    return CreationPlan(batches, (op,))
 
 
 def construct_headless_service(js: JobSet) -> dict[str, Any]:

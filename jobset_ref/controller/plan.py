@@ -3,7 +3,7 @@
 Policies (``jobset_ref.controller.policies``) are pure: they read the JobSet and its child Jobs
 and return these records. ``status.StatusDraft`` folds the *status operations* into the one
 status write of the pass, in order (so queued events keep upstream's order); ``apply`` carries
-out the *writes*. Nothing here touches a client.
+out the *writes*, from finished object bodies the plans carry. Nothing here touches a client.
 
 Mirrors the in-memory side effects of upstream ``pkg/controllers`` (``setCondition``,
 ``enqueueEvent``, ``failurePolicyRecreateAll``, ``failurePolicyRecreateJob``,
@@ -12,7 +12,9 @@ Mirrors the in-memory side effects of upstream ``pkg/controllers`` (``setConditi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "NORMAL",
@@ -20,10 +22,14 @@ __all__ = [
     "BumpJobRestarts",
     "BumpRestarts",
     "ConditionIntent",
+    "CreationPlan",
     "Decision",
+    "Eligibility",
     "EventIntent",
     "QueueEvent",
     "ReconcileError",
+    "ResumeJob",
+    "ScalingPatch",
     "SetCondition",
     "SetInPlaceRestartAttempt",
     "SetTerminalState",
@@ -125,3 +131,51 @@ class Decision:
 
     def __bool__(self) -> bool:
         return bool(self.ops)
+
+
+# --------------------------------------------------------------------------- writes
+
+
+@dataclass(frozen=True, slots=True)
+class Eligibility:
+    """The ReplicatedJobs whose Jobs may be created or resumed in this pass (names, in spec order).
+
+    ``in_order``: startupPolicy ``InOrder`` applies (the JobSet is not suspended); then at most
+    one ReplicatedJob is eligible, the first whose Jobs have not all started.
+    """
+
+    replicated_jobs: tuple[str, ...]
+    in_order: bool
+
+    @property
+    def in_order_in_progress(self) -> bool:
+        """InOrder stopped at a ReplicatedJob that has not started yet (else the startup is complete)."""
+        return self.in_order and bool(self.replicated_jobs)
+
+
+@dataclass(frozen=True, slots=True)
+class CreationPlan:
+    """``reconcileReplicatedJobs``: create these finished Job bodies, one batch per eligible
+    ReplicatedJob in spec order (a batch with a failed create ends the pass), then apply ``ops``."""
+
+    batches: tuple[tuple[dict[str, Any], ...], ...]
+    ops: tuple[StatusOp, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeJob:
+    """``resumeJob``: ``body`` is the finished update (Kueue fields merged, ``spec.suspend: false``,
+    no ``status.startTime``); with ``clear_start_time`` the status is written first, because the
+    pod template is immutable while ``startTime`` is set."""
+
+    body: dict[str, Any]
+    clear_start_time: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingPatch:
+    """Merge-patch ``job`` to these values (``None`` means null)."""
+
+    job: Mapping[str, Any]
+    parallelism: int | None
+    completions: int | None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fakekube import Result, Runtime
+from fakekube import ApiError, Result, Runtime
 from fakekube.clock import format_time
 from fakekube.runtime.informer import Informer
 from jobset_ref.api import constants as c
@@ -77,8 +77,7 @@ class PodReconciler:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self.apply = Applier(runtime.client(POD_CONTROLLER_NAME), runtime.recorder(POD_CONTROLLER_NAME, correlate=False))
-        self.controller = runtime.controller(POD_CONTROLLER_NAME, self.reconcile)
-        self._failures: dict[Key, int] = {}
+        self.controller = runtime.controller(POD_CONTROLLER_NAME, self.reconcile, retry_on=(ApiError, ReconcileError))
 
     def start(self) -> None:
         self.pods = self.rt.informer("pods")
@@ -101,15 +100,7 @@ class PodReconciler:
         leader = self.pods.get(name, namespace)
         if leader is None:
             return None
-        try:
-            self._reconcile(leader)
-        except ReconcileError as err:
-            n = self._failures.get(key, 0)
-            self._failures[key] = n + 1
-            delay = min(5_000_000 * (2 ** n), 1000 * 1_000_000_000)
-            self.rt.trace.add(f"{POD_CONTROLLER_NAME} reconcile {namespace}/{name} error: {err}")
-            return Result(requeue_after=delay)
-        self._failures.pop(key, None)
+        self._reconcile(leader)  # an ApiError or ReconcileError is retried by the controller's rule
         return None
 
     def _reconcile(self, leader: Pod) -> None:

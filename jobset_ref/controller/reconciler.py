@@ -18,21 +18,20 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from fakekube import Result, Runtime
-from fakekube.clock import MILLISECOND, SECOND, SimTime, to_datetime
+from fakekube import ApiError, Result, Runtime
+from fakekube.clock import SECOND, SimTime, to_datetime
 from jobset_ref.api import constants as c
 from jobset_ref.controller import conditions, construct, observe
 from jobset_ref.controller.apply import Applier
 from jobset_ref.controller.observe import ChildJobs
-from jobset_ref.controller.plan import Decision, ReconcileError
+from jobset_ref.controller.plan import Decision, Eligibility, ReconcileError
 from jobset_ref.controller.policies import (
-    depends_on,
     elastic,
+    eligibility,
     failure_policy,
     in_place_restart,
     managed_by,
     network,
-    startup_policy,
     success_policy,
     suspend,
     ttl_after_finished,
@@ -47,8 +46,6 @@ __all__ = ["CONTROLLER_NAME", "JobSetReconciler"]
 
 CONTROLLER_NAME = "jobset-controller"
 JOBSET_RESOURCE = f"{c.PLURAL}.{c.GROUP}"
-BASE_BACKOFF = 5 * MILLISECOND
-MAX_BACKOFF = 1000 * SECOND
 
 Key = tuple[str, str]
 
@@ -65,8 +62,8 @@ class JobSetReconciler:
         self.in_place_gate = bool(self.gates.get(c.FEATURE_IN_PLACE_RESTART))
         self.elastic_gate = bool(self.gates.get(c.FEATURE_ELASTIC_JOBSET))
         self.apply = Applier(runtime.client(CONTROLLER_NAME), runtime.recorder(CONTROLLER_NAME, correlate=False))
-        self.controller = runtime.controller(CONTROLLER_NAME, self.reconcile)
-        self._failures: dict[Key, int] = {}
+        # API errors and ReconcileErrors are retried by the controller's one rule (controller-runtime's default).
+        self.controller = runtime.controller(CONTROLLER_NAME, self.reconcile, retry_on=(ApiError, ReconcileError))
         self.passes = 0
 
     # ================================================================== wiring (SetupWithManager)
@@ -123,11 +120,7 @@ class JobSetReconciler:
 
         js = JobSet.from_wire(obj)
         draft = StatusDraft(obj.get("status"), self.rt.now)
-        try:
-            requeue_after = self._reconcile(obj, js, draft)
-        except ReconcileError as err:
-            return self._backoff(key, err)
-        self._failures.pop(key, None)
+        requeue_after = self._reconcile(obj, js, draft)  # an error skips the status write and the events
         if draft.should_update:
             updated = self.apply.write_status(obj, draft)  # a Conflict propagates: events dropped
             self.apply.emit(updated, draft.events)
@@ -175,9 +168,10 @@ class JobSetReconciler:
         if self.elastic_gate:
             self.apply.patch_job_scaling(elastic.plan_scaling(js, children.active))
         # 12. Create missing Jobs (dependsOn, startupPolicy InOrder, BlockingRecreate, suspend).
-        self._reconcile_replicated_jobs(obj, js, draft, children, statuses)
+        eligible = eligibility.eligible_replicated_jobs(js, statuses)
+        self._reconcile_replicated_jobs(obj, js, draft, children, eligible)
         # 13. spec.suspend: suspend active Jobs, or resume them as dependsOn/InOrder allow.
-        self._reconcile_suspend(js, draft, children, statuses)
+        self._reconcile_suspend(js, draft, children, eligible)
         # 14. failurePolicy.restartStrategy InPlaceRestart (gate InPlaceRestart).
         if in_place_restart.is_in_place_restart_strategy(js):
             self._reconcile_in_place_restart(js, draft)
@@ -206,38 +200,21 @@ class JobSetReconciler:
             self.apply.create_service(obj, construct.construct_headless_service(js))
 
     def _reconcile_replicated_jobs(self, obj: dict[str, Any], js: JobSet, draft: StatusDraft,
-                                   children: ChildJobs, statuses: list[dict[str, Any]]) -> None:
-        """``reconcileReplicatedJobs`` (spec §3.6)."""
-        suspended = suspend.jobset_suspended(js)
-        in_order = startup_policy.in_order(js) and not suspended
-        status_by_name = {s["name"]: s for s in statuses}
-        seen: dict[str, int] = {}
-        for rjob in js.replicated_jobs:
-            seen[rjob.name] = rjob.replicas
-            if not depends_on.dependency_reached_status(rjob, seen, statuses):
-                continue
-            if in_order and startup_policy.all_replicas_started(rjob.replicas, status_by_name.get(rjob.name)):
-                continue
-            jobs = construct.construct_jobs_from_template(js, draft.model, rjob, children,
-                                                          restart_job_gate=self.restart_job_gate)
-            self.apply.create_jobs(obj, jobs)
-            if in_order:
-                draft.apply((startup_policy.in_progress_op(),))
-                return
-        if in_order:
-            draft.apply((startup_policy.completed_op(),))
+                                   children: ChildJobs, eligible: Eligibility) -> None:
+        """``reconcileReplicatedJobs`` (spec §3.6): a failed batch ends the pass before later ones."""
+        plan = construct.plan_creation(js, draft.model, eligible, children, restart_job_gate=self.restart_job_gate)
+        for batch in plan.batches:
+            self.apply.create_jobs(obj, batch)
+        draft.apply(plan.ops)
 
-    def _reconcile_suspend(self, js: JobSet, draft: StatusDraft, children: ChildJobs,
-                           statuses: list[dict[str, Any]]) -> None:
+    def _reconcile_suspend(self, js: JobSet, draft: StatusDraft, children: ChildJobs, eligible: Eligibility) -> None:
         if suspend.jobset_suspended(js):
             plan = suspend.plan_suspend(children.active)
             self.apply.suspend_jobs(plan.jobs)
             draft.apply(plan.ops)
             return
-        resume = suspend.plan_resume(js, children.active, statuses, depends_on.dependency_reached_status,
-                                     startup_policy.all_replicas_started)
-        templates = {r.name: r.pod_template for r in js.replicated_jobs}
-        self.apply.resume_jobs(resume.jobs, templates)
+        resume = suspend.plan_resume(js, children.active, eligible)
+        self.apply.resume_jobs(resume.jobs)
         draft.apply(resume.ops)
 
     def _reconcile_in_place_restart(self, js: JobSet, draft: StatusDraft) -> None:
@@ -255,15 +232,6 @@ class JobSetReconciler:
 
     def _note(self, js: JobSet, text: str) -> None:
         self.rt.trace.add(f"{CONTROLLER_NAME} {js.namespace}/{js.name}: {text}")
-
-    def _backoff(self, key: Key, err: ReconcileError) -> Result:
-        """A non-API error: no status write; retry with per-key exponential backoff."""
-        n = self._failures.get(key, 0)
-        self._failures[key] = n + 1
-        delay = min(BASE_BACKOFF * (2 ** n), MAX_BACKOFF)
-        self.rt.trace.add(f"{CONTROLLER_NAME} reconcile {key[0]}/{key[1]} error: {err} "
-                          f"(retry in {delay / SECOND:g}s)")
-        return Result(requeue_after=delay)
 
 
 def _key(obj: Mapping[str, Any]) -> Key:

@@ -11,12 +11,11 @@ from jobset_ref.api import constants as c
 from jobset_ref.api.models import JobSet, JobSetStatus
 from jobset_ref.controller.plan import ReconcileError, SetInPlaceRestartAttempt
 from jobset_ref.controller.policies import (
-    depends_on,
     elastic,
+    eligibility,
     in_place_restart,
     managed_by,
     network,
-    startup_policy,
     suspend,
     ttl_after_finished,
     volume_claim_policies,
@@ -53,14 +52,12 @@ def test_plan_resume_in_order_stops_at_first_unstarted_rjob() -> None:
                .replicated_job(make_replicated_job("b").replicas(1)))
     jobs = [make_job(f"js-{r}-0").job_labels({c.REPLICATED_JOB_NAME_KEY: r}).suspend(True).obj() for r in "ab"]
     statuses = [{"name": "a", "ready": 0}, {"name": "b", "ready": 0}]
-    plan = suspend.plan_resume(js, jobs, statuses, depends_on.dependency_reached_status,
-                               startup_policy.all_replicas_started)
-    assert [j["metadata"]["name"] for j in plan.jobs] == ["js-a-0"]
+    plan = suspend.plan_resume(js, jobs, eligibility.eligible_replicated_jobs(js, statuses))
+    assert [j.body["metadata"]["name"] for j in plan.jobs] == ["js-a-0"]
     assert plan.ops[0].condition.type == c.JOBSET_STARTUP_POLICY_IN_PROGRESS  # type: ignore[union-attr]
     statuses[0]["ready"] = 1
-    plan = suspend.plan_resume(js, jobs, statuses, depends_on.dependency_reached_status,
-                               startup_policy.all_replicas_started)
-    assert [j["metadata"]["name"] for j in plan.jobs] == ["js-b-0"]
+    plan = suspend.plan_resume(js, jobs, eligibility.eligible_replicated_jobs(js, statuses))
+    assert [j.body["metadata"]["name"] for j in plan.jobs] == ["js-b-0"]
 
 
 def test_plan_suspend_only_unsuspended_jobs() -> None:

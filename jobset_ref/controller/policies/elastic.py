@@ -12,25 +12,16 @@ Mirrors upstream ``syncJobScaling`` and ``jobScalingNeedsPatch``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jobset_ref.api import constants as c
 from jobset_ref.controller.observe import Job, job_labels
+from jobset_ref.controller.plan import ScalingPatch
 
 if TYPE_CHECKING:
     from jobset_ref.api.models import JobSet
 
-__all__ = ["ScalingPatch", "job_scaling_needs_patch", "plan_scaling"]
-
-
-@dataclass(frozen=True, slots=True)
-class ScalingPatch:
-    """Merge-patch ``job`` to these values (``None`` means null)."""
-
-    job: Job
-    parallelism: int | None
-    completions: int | None
+__all__ = ["job_scaling_needs_patch", "plan_scaling"]
 
 
 def job_scaling_needs_patch(job: Job, parallelism: int | None, completions: int | None) -> bool:

@@ -14,23 +14,24 @@ implemented upstream yet.
 
 The merge is one-way: keys removed from the JobSet template are not removed from the Jobs.
 With ``InOrder`` the ``Suspended`` condition stays True until every ReplicatedJob has started.
+Which ReplicatedJobs may resume (``dependsOn``, ``InOrder``) is decided once per pass by
+``policies.eligibility``; the plans here carry finished Job bodies for ``apply`` to write.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jobset_ref.api import constants as c
-from jobset_ref.api.enums import StartupPolicyOptions
 from jobset_ref.controller import conditions
 from jobset_ref.controller.observe import Job, job_labels
-from jobset_ref.controller.plan import StatusOp
+from jobset_ref.controller.plan import Eligibility, ResumeJob, StatusOp
 
 if TYPE_CHECKING:
-    from jobset_ref.api.models import JobSet, ReplicatedJob
+    from jobset_ref.api.models import JobSet
 
 __all__ = [
     "ResumePlan",
@@ -41,6 +42,7 @@ __all__ = [
     "merge_slices",
     "plan_resume",
     "plan_suspend",
+    "resumed_job",
     "resumed_pod_template",
 ]
 
@@ -57,54 +59,55 @@ def job_suspended(job: Job) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SuspendPlan:
-    """Suspend these active Jobs (``spec.suspend = true``), then set the Suspended condition."""
+    """Update these finished bodies of active Jobs (``spec.suspend: true``), then set the Suspended condition."""
 
-    jobs: tuple[Job, ...]
+    jobs: tuple[dict[str, Any], ...]
     ops: tuple[StatusOp, ...]
 
 
 def plan_suspend(active: Sequence[Job]) -> SuspendPlan:
     """``suspendJobs``: every active Job not yet suspended; Suspended=True every pass."""
-    return SuspendPlan(tuple(j for j in active if not job_suspended(j)), conditions.suspended())
+    bodies: list[dict[str, Any]] = []
+    for job in active:
+        if not job_suspended(job):
+            body = copy.deepcopy(dict(job))
+            body["spec"]["suspend"] = True
+            bodies.append(body)
+    return SuspendPlan(tuple(bodies), conditions.suspended())
 
 
 @dataclass(frozen=True, slots=True)
 class ResumePlan:
     """Resume these Jobs (in order), then apply ``ops`` (InProgress, or Suspended=False)."""
 
-    jobs: tuple[Job, ...]
+    jobs: tuple[ResumeJob, ...]
     ops: tuple[StatusOp, ...]
 
 
-DependencyReached = Callable[["ReplicatedJob", Mapping[str, int], Sequence[Mapping[str, Any]]], bool]
-ReplicasStarted = Callable[[int, Mapping[str, Any] | None], bool]
-
-
-def plan_resume(js: JobSet, active: Sequence[Job], statuses: Sequence[Mapping[str, Any]],
-                dependency_reached: DependencyReached, all_replicas_started: ReplicasStarted) -> ResumePlan:
-    """``resumeJobsIfNecessary``: walk ReplicatedJobs in spec order, as upstream does.
-
-    ``dependency_reached(rjob, seen_replicas, statuses)`` and ``all_replicas_started(replicas,
-    status)`` are the dependsOn and startup-policy predicates (passed in: policies stand alone).
-    """
+def plan_resume(js: JobSet, active: Sequence[Job], eligible: Eligibility) -> ResumePlan:
+    """``resumeJobsIfNecessary``: the suspended active Jobs of the eligible ReplicatedJobs, in spec
+    order; ``StartupPolicyInProgress`` while InOrder has not reached the end, else Suspended=False."""
     by_rjob: dict[str, list[Job]] = {}
     for job in active:
         by_rjob.setdefault(job_labels(job).get(c.REPLICATED_JOB_NAME_KEY, ""), []).append(job)
-    status_by_name = {s.get("name"): s for s in statuses}
-    in_order = (js.spec.startup_policy is not None
-                and js.spec.startup_policy.startup_policy_order == StartupPolicyOptions.IN_ORDER)
-    seen: dict[str, int] = {}
-    to_resume: list[Job] = []
-    for rjob in js.replicated_jobs:
-        seen[rjob.name] = rjob.replicas
-        if not dependency_reached(rjob, seen, statuses):
-            continue
-        if in_order and all_replicas_started(rjob.replicas, status_by_name.get(rjob.name)):
-            continue
-        to_resume.extend(j for j in by_rjob.get(rjob.name, ()) if job_suspended(j))
-        if in_order:
-            return ResumePlan(tuple(to_resume), (conditions.in_order_in_progress(),))
-    return ResumePlan(tuple(to_resume), (conditions.resumed(),))
+    templates = {r.name: r.pod_template for r in js.replicated_jobs}
+    to_resume = tuple(resumed_job(job, templates[name])
+                      for name in eligible.replicated_jobs for job in by_rjob.get(name, ()) if job_suspended(job))
+    if eligible.in_order_in_progress:
+        return ResumePlan(to_resume, (conditions.in_order_in_progress(),))
+    return ResumePlan(to_resume, (conditions.resumed(),))
+
+
+def resumed_job(job: Job, rjob_pod_template: Mapping[str, Any]) -> ResumeJob:
+    """``resumeJob``'s body: no ``status.startTime``, the Kueue fields merged, ``spec.suspend: false``."""
+    body = copy.deepcopy(dict(job))
+    status = body.get("status") or {}
+    clear_start_time = status.get("startTime") is not None
+    if clear_start_time:
+        del status["startTime"]
+    body["spec"]["template"] = resumed_pod_template(body["spec"].get("template") or {}, rjob_pod_template)
+    body["spec"]["suspend"] = False
+    return ResumeJob(body, clear_start_time)
 
 
 def merge_maps(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any]:
