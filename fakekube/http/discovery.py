@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.errors import UsageError
+from fakekube.http.accept import negotiate_as
 
 __all__ = [
     "AGGREGATED_DISCOVERY_VERSIONS",
@@ -304,15 +305,6 @@ def aggregated_discovery(registry: Registry, *, core: bool, version: str = "v2")
     return _snapshot(registry).aggregated(core=core, version=version)
 
 
-def _media_params(media_range: str) -> tuple[str, dict[str, str]]:
-    media, *params = (part.strip() for part in media_range.split(";"))
-    parsed = {}
-    for p in params:
-        key, _, value = p.partition("=")
-        parsed[key.strip().lower()] = value.strip().strip('"')
-    return media.lower(), parsed
-
-
 def aggregated_discovery_version(accept: str | None) -> str | None:
     """The ``apidiscovery.k8s.io`` version an ``Accept`` header asks for (``v2`` or ``v2beta1``,
     its first acceptable entry), or ``None`` for the legacy documents.
@@ -321,17 +313,8 @@ def aggregated_discovery_version(accept: str | None) -> str | None:
     application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json``;
     the Python clients send ``application/json`` or ``*/*`` and get the legacy documents.
     """
-    for media_range in (accept or "").split(","):
-        media, params = _media_params(media_range)
-        if not media:
-            continue
-        if (media == "application/json" and params.get("g") == "apidiscovery.k8s.io"
-                and params.get("as") == "APIGroupDiscoveryList"
-                and params.get("v") in AGGREGATED_DISCOVERY_VERSIONS):
-            return params["v"]
-        if media in ("application/json", "*/*", "application/*") and "as" not in params:
-            return None
-    return None
+    return negotiate_as(accept, group="apidiscovery.k8s.io", kind="APIGroupDiscoveryList",
+                        versions=AGGREGATED_DISCOVERY_VERSIONS)
 
 
 def aggregated_discovery_media_type(version: str) -> str:
