@@ -45,7 +45,7 @@ _OBJECT_META: Final = _META + "ObjectMeta"
 _LIST_META: Final = _META + "ListMeta"
 _STATUS: Final = _META + "Status"
 _DELETE_OPTIONS: Final = _META + "DeleteOptions"
-_WATCH_EVENT: Final = _META + "WatchEvent"
+_POD: Final = "io.k8s.api.core.v1.Pod"
 
 _PATCH_TYPES: Final = ("application/apply-patch+yaml", "application/json-patch+json",
                        "application/merge-patch+json")
@@ -276,9 +276,9 @@ def _custom_schemas(rt: ResourceType, crd: Mapping[str, Any] | None, kind_def: s
            or {"type": "object", "x-kubernetes-preserve-unknown-fields": True})
     schema = copy.deepcopy(dict(raw))
     properties = schema.setdefault("properties", {})
-    properties["apiVersion"] = copy.deepcopy(bs.schemas()[bs.definition_name("v1", "Pod") or ""]
-                                             ["properties"]["apiVersion"])
-    properties["kind"] = copy.deepcopy(bs.schemas()[bs.definition_name("v1", "Pod") or ""]["properties"]["kind"])
+    type_meta = bs.schemas()[_POD]["properties"]  # apiVersion and kind read the same in every kind
+    properties["apiVersion"] = copy.deepcopy(type_meta["apiVersion"])
+    properties["kind"] = copy.deepcopy(type_meta["kind"])
     properties["metadata"] = {"allOf": [_ref(_OBJECT_META)],
                               "description": "Standard object's metadata. More info: https://git.k8s.io/community/"
                                              "contributors/devel/sig-architecture/api-conventions.md#metadata"}

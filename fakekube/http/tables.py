@@ -38,6 +38,7 @@ __all__ = [
     "TABLE_VERSIONS",
     "Printer",
     "human_duration",
+    "object_table",
     "printer_for",
     "table",
     "table_version",
@@ -710,3 +711,13 @@ def table(rt: ResourceType, objects: Iterable[dict[str, Any]], *, now: SimTime,
         metadata = {}
     return {"kind": "Table", "apiVersion": api_version, "metadata": metadata,
             "columnDefinitions": printer.column_definitions() if headers else None, "rows": rows}
+
+
+def object_table(rt: ResourceType, obj: dict[str, Any], *, now: SimTime, crd: Mapping[str, Any] | None = None,
+                 headers: bool = True, include_object: str = "Metadata",
+                 api_version: str = "meta.k8s.io/v1") -> dict[str, Any]:
+    """One object as a one-row ``Table`` (with the object's resourceVersion): the answer to a GET
+    of one object, or the ``object`` of a watch event when the watch asked for tables. The server
+    sends the column definitions with a watch's first event only: pass ``headers=False`` after it."""
+    return table(rt, [obj], now=now, crd=crd, include_object=include_object, headers=headers,
+                 api_version=api_version)

@@ -430,9 +430,12 @@ def test_table_options(cluster: FakeCluster) -> None:
     full = tables.table(pods, [pod()], now=NOW, include_object="Object")
     assert full["rows"][0]["object"] == pod()
     assert "object" not in tables.table(pods, [pod()], now=NOW, include_object="None")["rows"][0]
-    watch_event = tables.table(pods, [pod()], now=NOW, headers=False, api_version="meta.k8s.io/v1beta1")
+    first_event = tables.object_table(pods, pod(), now=NOW)
+    assert first_event == tables.table(pods, [pod()], now=NOW) and first_event["metadata"] == {"resourceVersion": "7"}
+    watch_event = tables.object_table(pods, pod(), now=NOW, headers=False, api_version="meta.k8s.io/v1beta1")
     assert watch_event["columnDefinitions"] is None and watch_event["apiVersion"] == "meta.k8s.io/v1beta1"
     assert watch_event["rows"][0]["object"]["apiVersion"] == "meta.k8s.io/v1beta1"
+    assert watch_event["rows"][0]["cells"] == first_event["rows"][0]["cells"]
     listed = tables.table(pods, [pod(), pod()], now=NOW, list_metadata={"resourceVersion": "42", "continue": "x"})
     assert listed["metadata"] == {"resourceVersion": "42", "continue": "x"} and len(listed["rows"]) == 2
     with pytest.raises(BadRequest) as err:
