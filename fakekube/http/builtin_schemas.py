@@ -24,7 +24,8 @@ What the generator derives, and from where:
 
 Not derivable, so left out: ``x-kubernetes-list-type`` / ``x-kubernetes-list-map-keys`` /
 ``x-kubernetes-map-type`` (the client models carry no list semantics), enums, integer formats
-(``int32`` or ``int64``) and defaults. Definition names follow kube-openapi
+(``int32`` or ``int64``) and defaults. The client keeps no description for fields whose type is
+another struct (``Pod.spec``), so ``kubectl explain`` shows the struct's own description there. Definition names follow kube-openapi
 (``io.k8s.api.core.v1.PodSpec``); nested types are placed in the package of the kind that uses
 them, apimachinery's ``meta/v1`` types and a few shared core types excepted. The client (release
 1.37 models) knows fields newer than the Kubernetes version the fake reports; they are kept.
