@@ -28,6 +28,8 @@ __all__ = ["MAX_BODY_BYTES", "RequestHandler", "Response"]
 
 #: kube-apiserver's limit on request bodies (``--max-request-bytes`` default, 3 MiB).
 MAX_BODY_BYTES = 3 * 1024 * 1024
+#: An oversized body up to this size is read and dropped before the 413; a larger one closes the connection.
+DRAIN_BYTES = 32 * 1024 * 1024
 #: A watch without ``timeoutSeconds`` ends after this many wall seconds (the server's minimum request timeout).
 DEFAULT_WATCH_TIMEOUT = 1800.0
 #: Wall seconds between two bookmarks on a quiet watch that allows them.
@@ -205,6 +207,9 @@ def read_body(headers: Message, rfile: BinaryIO) -> bytes:
     except ValueError:
         raise BadRequest(f"invalid Content-Length {length_header!r}") from None
     if length > MAX_BODY_BYTES:
+        if length <= DRAIN_BYTES:  # read it away, so the client (still sending) sees the 413
+            while length > 0:
+                length -= len(rfile.read(min(length, 1 << 20))) or length
         raise _too_large()
     return rfile.read(length) if length > 0 else b""
 
@@ -263,6 +268,10 @@ class RequestHandler:
 
     def _document(self, path: str, query: dict[str, str], headers: Message) -> Response:
         """Discovery, /version and OpenAPI: documents built from the registry."""
+        parts = path.strip("/").split("/")
+        if not (path in ("/version", "/api", "/apis") or (parts[0] == "api" and len(parts) == 2)
+                or (parts[0] == "apis" and len(parts) in (2, 3)) or parts[:2] == ["openapi", "v3"]):
+            return self._not_found()
         from fakekube.http import discovery, openapi_v3
 
         with self.lock:
@@ -276,7 +285,6 @@ class RequestHandler:
                     return Response(200, _dumps(doc), content_type=(
                         f"application/json;g=apidiscovery.k8s.io;v={agg};as=APIGroupDiscoveryList"))
                 return Response.json(discovery.api_versions() if path == "/api" else discovery.api_group_list(registry))
-            parts = path.strip("/").split("/")
             doc: dict[str, Any] | None = None
             if parts[0] == "api" and len(parts) == 2:
                 doc = discovery.api_resource_list(registry, "", parts[1])
@@ -499,15 +507,15 @@ class RequestHandler:
                 for obj in lst["items"]:
                     meta = obj["metadata"]
                     try:
-                        deleted.append(self.api.delete(rt, meta["name"], namespace=meta.get("namespace"),
-                                                       propagation_policy=policy, grace_period_seconds=grace,
-                                                       dry_run=dry_run))
+                        self.api.delete(rt, meta["name"], namespace=meta.get("namespace"),
+                                        propagation_policy=policy, grace_period_seconds=grace, dry_run=dry_run)
                     except NotFound:
                         continue
+                    deleted.append(obj)
                 self.cluster.loop.run_until_idle()
                 return Response.json({"kind": f"{rt.kind}List", "apiVersion": rt.api_version,
                                       "metadata": {"resourceVersion": str(self.api.store.rv)},
-                                      "items": [d for d in deleted if d.get("kind") != "Status"]})
+                                      "items": deleted})
             result = self.api.delete(rt, info.name or "", namespace=info.namespace, propagation_policy=policy,
                                      grace_period_seconds=grace, preconditions=preconditions, dry_run=dry_run)
             lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
