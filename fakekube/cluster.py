@@ -13,6 +13,7 @@ controller, scheduler, kubelet or DNS; a test drives status by hand.
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -370,6 +371,24 @@ class FakeCluster:
 
     def __repr__(self) -> str:
         return f"<FakeCluster seed={self.seed} t={self.elapsed:g}s simulate={self.simulate}>"
+
+
+def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def locked(self: FakeCluster, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
+# Every public verb of the harness runs under the cluster lock, so a test thread can call them
+# while the cluster is served (HTTP handler threads and served clocks take the same lock). The
+# lock is re-entrant and uncontended when nothing is served.
+for _name, _member in list(vars(FakeCluster).items()):
+    if not _name.startswith("_") and _name != "serve" and callable(_member) and not isinstance(_member, property):
+        setattr(FakeCluster, _name, _serialized(_member))
+del _name, _member
 
 
 class WatchStream:
