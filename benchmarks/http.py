@@ -87,7 +87,8 @@ def request_rates(n: int) -> dict[str, float]:
     return out
 
 
-def _reader(server: Any, path: str, count: int, arrived: list[float]) -> threading.Thread:
+def _reader(server: Any, path: str, count: int, arrived: list[float],
+            signal: threading.Condition | None = None) -> threading.Thread:
     conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
     conn.request("GET", path)
     resp = conn.getresponse()
@@ -97,6 +98,9 @@ def _reader(server: Any, path: str, count: int, arrived: list[float]) -> threadi
             if not resp.readline():
                 break
             arrived.append(time.perf_counter())
+            if signal is not None:
+                with signal:
+                    signal.notify()
         conn.close()
 
     thread = threading.Thread(target=run, daemon=True)
@@ -109,7 +113,8 @@ def watch_latency(writes: int) -> float:
     cluster = FakeCluster(seed=0, simulate=False)
     with cluster.serve() as server:
         arrived: list[float] = []
-        reader = _reader(server, f"{CM}?watch=true&resourceVersion={cluster.api.store.rv}", writes, arrived)
+        signal = threading.Condition()
+        reader = _reader(server, f"{CM}?watch=true&resourceVersion={cluster.api.store.rv}", writes, arrived, signal)
         conn = http.client.HTTPConnection(server.host, server.port)
         sent = []
         for i in range(writes):
@@ -117,8 +122,8 @@ def watch_latency(writes: int) -> float:
             sent.append(time.perf_counter())
             conn.request("POST", CM, body=json.dumps(_configmap(f"w{i}")), headers={"Content-Type": "application/json"})
             conn.getresponse().read()
-            while len(arrived) == seen:
-                time.sleep(0.0001)
+            with signal:
+                signal.wait_for(lambda seen=seen: len(arrived) > seen, timeout=10)
         reader.join(10)
     return statistics.median((a - s) * 1000 for a, s in zip(arrived, sent, strict=True))
 
@@ -156,6 +161,6 @@ def run(quick: bool) -> list[str]:
     lines.append(f"| watch latency, create → event on another connection (median) | "
                  f"{watch_latency(50 if quick else 500):.2f} ms |")
     watchers, writes = (10, 20) if quick else (50, 200)
-    lines.append(f"| {watchers} concurrent watches × {writes} writes, all delivered | "
+    lines.append(f"| {watchers} concurrent watches x {writes} writes, all delivered | "
                  f"{watch_fan_out(watchers, writes) * 1000:.0f} ms |")
     return lines
