@@ -1,4 +1,4 @@
-"""Run the benchmarks and print a table: ``python -m benchmarks [--quick] [--only NAME]``."""
+"""Run the benchmarks and print a table: ``python -m benchmarks [--quick] [--only core|multislice|coldstart|http]``."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def run_core(quick: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test of correctness, not speed")
-    parser.add_argument("--only", choices=("core", "multislice", "coldstart"), default=None)
+    parser.add_argument("--only", choices=("core", "multislice", "coldstart", "http"), default=None)
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="run each multislice size N times and keep the least CPU time")
     args = parser.parse_args(argv)
@@ -42,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
             out += ["", *multislice.run_cold_start()]
         if args.only in (None, "multislice"):
             out += ["", *multislice.run_scaling(args.quick, max(1, args.repeat))]
+    if args.only in (None, "http"):
+        from benchmarks import http
+
+        out += ["", *http.run(args.quick)]
     print("\n".join(out))
     return 0
 

@@ -13,11 +13,13 @@ controller, scheduler, kubelet or DNS; a test drives status by hand.
 from __future__ import annotations
 
 import builtins
+import functools
 import json
+import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakekube._core.clock import seconds, to_datetime
 from fakekube._core.loop import EventLoop
@@ -31,6 +33,9 @@ from fakekube.machinery import patch as patching
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
 from fakekube.store import Store
+
+if TYPE_CHECKING:
+    from fakekube.http.server import ClusterServer
 
 __all__ = ["FakeCluster"]
 
@@ -98,6 +103,8 @@ class FakeCluster:
         for ns in SYSTEM_NAMESPACES:
             self.api.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         self.simulate = simulate
+        #: Serialises harness calls, HTTP requests and served clocks against the loop (see serve()).
+        self.lock = threading.RLock()
         self._nodes_added = 0
         self.components: dict[str, Component] = {}
         if simulate:
@@ -346,8 +353,42 @@ class FakeCluster:
         self.kubelet.script_pods(label_selector, duration=duration, exit_code=exit_code,
                                  ready_after=ready_after, reason=reason)
 
+    # ================================================================== HTTP
+    def serve(self, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual", speed: float = 1.0,
+              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None) -> ClusterServer:
+        """Serve this cluster over HTTP to real clients; use as a context manager.
+
+        ``port=0`` picks a free port. ``clock``: ``manual`` (time moves only when the test calls
+        ``advance``/``run_until``), ``realtime`` (``speed`` virtual seconds per wall second) or
+        ``quiescent`` (time jumps to the next due event once no request came for ``quiet_ms``
+        wall milliseconds). ``kubeconfig`` is where to write the kubeconfig (default: a
+        temporary file removed on close).
+        """
+        from fakekube.http.server import ClusterServer
+
+        return ClusterServer(self, host=host, port=port, clock=clock, speed=speed, quiet_ms=quiet_ms,
+                             kubeconfig=kubeconfig)
+
     def __repr__(self) -> str:
         return f"<FakeCluster seed={self.seed} t={self.elapsed:g}s simulate={self.simulate}>"
+
+
+def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def locked(self: FakeCluster, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
+# Every public verb of the harness runs under the cluster lock, so a test thread can call them
+# while the cluster is served (HTTP handler threads and served clocks take the same lock). The
+# lock is re-entrant and uncontended when nothing is served.
+for _name, _member in list(vars(FakeCluster).items()):
+    if not _name.startswith("_") and _name != "serve" and callable(_member) and not isinstance(_member, property):
+        setattr(FakeCluster, _name, _serialized(_member))
+del _name, _member
 
 
 class WatchStream:

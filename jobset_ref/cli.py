@@ -2,6 +2,7 @@
 
     jobset-ref simulate MANIFEST... [--nodes N] [--seed N] [--until 10m] [--fail POD@30s:1]
     jobset-ref validate MANIFEST...
+    jobset-ref serve [MANIFEST...] [--port P] [--kubeconfig PATH] [--clock manual|realtime|quiescent]
 
 ``simulate`` applies manifests to a fresh simulated cluster with the reference controller and
 prints a timeline, the final status and ``kubectl get``-style tables. ``validate`` runs
@@ -109,7 +110,59 @@ def _build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="run admission only and print the result like kubectl apply")
     val.add_argument("manifests", nargs="+", metavar="MANIFEST")
     val.add_argument("--feature-gates", default=None)
+    srv = sub.add_parser("serve", help="serve a simulated cluster over HTTP to kubectl and real clients")
+    srv.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifests to apply before serving")
+    srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    srv.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
+    srv.add_argument("--kubeconfig", default=None,
+                     help="where to write a kubeconfig for the server (default: ./kubeconfig.fakekube)")
+    srv.add_argument("--nodes", type=int, default=4, help="Ready nodes node-0... to add (default 4)")
+    srv.add_argument("--seed", type=int, default=0)
+    srv.add_argument("--feature-gates", default=None, help="e.g. RestartJob=true,ElasticJobSet=false")
+    srv.add_argument("--clock", choices=("manual", "realtime", "quiescent"), default="realtime",
+                     help="what moves virtual time: realtime (default; --speed virtual s per wall s), "
+                          "quiescent (jumps when no request came for --quiet-ms), manual (never)")
+    srv.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall second (realtime clock)")
+    srv.add_argument("--quiet-ms", type=float, default=50.0, help="quiet wall milliseconds before a jump "
+                                                                  "(quiescent clock)")
+    srv.add_argument("--no-controller", action="store_true",
+                     help="install the JobSet CRD and webhooks only; another controller reconciles")
     return parser
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Apply the manifests, write the kubeconfig, print the URL, serve until SIGINT/SIGTERM."""
+    import signal
+    import threading
+
+    import jobset_ref
+    from fakekube import FakeCluster
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
+    if args.nodes < 0:
+        raise CliError(f"--nodes {args.nodes} must not be negative")
+    docs = load_manifests(args.manifests)
+    cluster = FakeCluster(seed=args.seed)
+    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
+    cluster.add_nodes(args.nodes)
+    for doc in docs:
+        cluster.apply(doc)
+    kubeconfig = Path(args.kubeconfig or "kubeconfig.fakekube").resolve()
+    try:
+        server = cluster.serve(host=args.host, port=args.port, clock=args.clock, speed=args.speed,
+                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig)
+    except OSError as err:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    print(server.url, flush=True)
+    print(f"kubeconfig: {kubeconfig}  (export KUBECONFIG={kubeconfig})", file=sys.stderr, flush=True)
+    with server:
+        while not stop.wait(0.2):
+            pass
+    return 0
 
 
 def _pods_per_template(doc: dict[str, Any]) -> list[tuple[int, int, dict[str, Any]]]:
@@ -365,6 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return simulate(args)
+        if args.command == "serve":
+            return serve(args)
         return validate(args)
     except CliError as err:
         print(f"jobset-ref: {err}", file=sys.stderr)

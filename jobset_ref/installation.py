@@ -26,8 +26,8 @@ class Installation:
     """Handles to what :func:`install` started."""
 
     feature_gates: Mapping[str, bool]
-    reconciler: JobSetReconciler
-    pod_controller: PodReconciler
+    reconciler: JobSetReconciler | None
+    pod_controller: PodReconciler | None
     webhooks: tuple[Any, ...]
 
 
@@ -47,13 +47,15 @@ def resolve_feature_gates(feature_gates: Mapping[str, bool] | None) -> dict[str,
 
 
 def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = None, *,
-            webhooks: bool = True) -> Installation:
+            webhooks: bool = True, controller: bool = True) -> Installation:
     """Install the JobSet CRD, webhooks and controllers on ``cluster``; returns the handles.
 
     ``feature_gates`` overrides upstream defaults (``RestartJob``, ``InPlaceRestart`` and
     ``ElasticJobSet`` are off unless given ``True``). ``webhooks=False`` reproduces upstream's
     envtest integration suite, which runs the controllers without the webhooks (only CRD
-    defaults and CEL rules apply).
+    defaults and CEL rules apply). ``controller=False`` installs the CRD and webhooks only, so
+    another JobSet controller (an operator under test, or one out of process over HTTP) does the
+    reconciling.
     """
     if not isinstance(cluster, FakeCluster):
         raise UsageError(f"install() takes a FakeCluster, got {type(cluster).__name__}")
@@ -65,9 +67,11 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
     pods = cluster.runtime.informer("pods")
     add_pod_name_index(pods)
     plugins = register_webhooks(cluster.api.admission, feature_gates=gates, pods=pods) if webhooks else []
-    reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
-    pod_controller = PodReconciler(cluster.runtime)
-    cluster.add_component(reconciler)
-    cluster.add_component(pod_controller)
+    reconciler = pod_controller = None
+    if controller:
+        reconciler = JobSetReconciler(cluster.runtime, feature_gates=gates)
+        pod_controller = PodReconciler(cluster.runtime)
+        cluster.add_component(reconciler)
+        cluster.add_component(pod_controller)
     cluster.run_until_idle()
     return Installation(gates, reconciler, pod_controller, tuple(plugins))

@@ -4,12 +4,19 @@ Fixtures
     ``fake_cluster``     a fully simulated ``FakeCluster`` (GC, Job controller, scheduler, kubelet, DNS),
                          no nodes unless the marker asks for some
     ``jobset_cluster``   the same with the reference JobSet controller installed and 4 nodes
+    ``fake_apiserver``   ``jobset_cluster`` served over HTTP (``cluster.serve()``); yields the server, with
+                         ``KUBECONFIG`` pointing at its kubeconfig (and ``KUBECACHEDIR`` at a fresh
+                         directory, so kubectl's discovery cache never leaks between tests) for the test
 Marker
-    ``@pytest.mark.fakekube(nodes=4, seed=7, feature_gates={...}, simulate=True)``
+    ``@pytest.mark.fakekube(nodes=4, seed=7, feature_gates={...}, simulate=True, clock="manual", speed=1,
+    quiet_ms=50, controller=True)``
         ``nodes``          Ready nodes ``node-0`` … to add (default: 0, or 4 for ``jobset_cluster``)
         ``seed``           pins the seed in code (beats ``--fakekube-seed``)
         ``feature_gates``  JobSet feature gates (``jobset_cluster`` only)
         ``simulate``       False: API server and controllers only, no GC/Job controller/scheduler/kubelet/DNS
+        ``clock``, ``speed``, ``quiet_ms``  how ``fake_apiserver`` moves virtual time (see ``FakeCluster.serve``)
+        ``controller``     False: ``fake_apiserver`` installs the JobSet CRD and webhooks only (your controller
+                           reconciles)
     Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
@@ -51,8 +58,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True): configure the fake_cluster and "
-        "jobset_cluster fixtures for this test")
+        "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
+        "controller=True): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
 
 
 def seed_for(nodeid: str) -> int:
@@ -60,7 +67,7 @@ def seed_for(nodeid: str) -> int:
     return int.from_bytes(hashlib.blake2b(nodeid.encode(), digest_size=4).digest(), "big")
 
 
-_MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate")
+_MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller")
 
 
 def _usage_error(message: str) -> Exception:
@@ -102,6 +109,15 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
     simulate = options.get("simulate", True)
     if not isinstance(simulate, bool):
         raise _usage_error(f"@pytest.mark.fakekube(simulate=...) takes True or False, got {simulate!r}")
+    clock = options.get("clock", "manual")
+    if clock not in ("manual", "realtime", "quiescent"):
+        raise _usage_error(f"@pytest.mark.fakekube(clock=...) takes 'manual', 'realtime' or 'quiescent', got {clock!r}")
+    for name in ("speed", "quiet_ms"):
+        value = options.get(name)
+        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool) or value <= 0):
+            raise _usage_error(f"@pytest.mark.fakekube({name}=...) takes a positive number, got {value!r}")
+    if not isinstance(options.get("controller", True), bool):
+        raise _usage_error(f"@pytest.mark.fakekube(controller=...) takes True or False, got {options['controller']!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
     if seed is None:
         options["seed"] = cli_seed if cli_seed is not None else seed_for(request.node.nodeid)
@@ -117,7 +133,8 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
     if with_jobset:
         import jobset_ref
 
-        jobset_ref.install(cluster, feature_gates=options.get("feature_gates"))
+        jobset_ref.install(cluster, feature_gates=options.get("feature_gates"),
+                           controller=options.get("controller", True))
     nodes = options.get("nodes", DEFAULT_NODES if with_jobset else None)
     if isinstance(nodes, int) and nodes > 0:
         cluster.add_nodes(nodes)
@@ -138,6 +155,29 @@ def jobset_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
     """A simulated cluster with the reference JobSet controller and webhooks installed, and 4 nodes."""
     __tracebackhide__ = True
     yield _make_cluster(request, with_jobset=True)
+
+
+@pytest.fixture
+def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """``jobset_cluster`` served over HTTP; ``KUBECONFIG`` points at it for the test."""
+    __tracebackhide__ = True
+    import os
+
+    cluster = _make_cluster(request, with_jobset=True)
+    options = _options(request)
+    serve_options = {k: options[k] for k in ("clock", "speed", "quiet_ms") if k in options}
+    saved = {k: os.environ.get(k) for k in ("KUBECONFIG", "KUBECACHEDIR")}
+    with cluster.serve(**serve_options) as server:
+        os.environ["KUBECONFIG"] = server.kubeconfig
+        os.environ["KUBECACHEDIR"] = str(tmp_path_factory.mktemp("kube-cache"))
+        try:
+            yield server
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 @pytest.hookimpl(wrapper=True)

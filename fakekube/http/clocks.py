@@ -1,0 +1,144 @@
+"""Who moves virtual time while a cluster is served.
+
+- ``manual``: only the test does (``cluster.advance``/``run_until``); every request is settled at
+  the current instant before its answer leaves. Deterministic for a test that drives its
+  clients one request at a time.
+- ``realtime``: ``speed`` virtual seconds per wall second, by itself.
+- ``quiescent``: whenever no request has arrived for ``quiet_ms`` wall milliseconds and every
+  watch stream has been written out, virtual time jumps to the next due event. This is how an
+  external controller is simulated: it reacts at wall speed, the cluster waits for it to go
+  quiet, then the next minute of cluster life takes no wall time at all.
+
+Realtime and quiescent clocks read the wall clock; interleavings with an external client then
+depend on the machine, which is why conformance relaxes exact virtual times there.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fakekube._core.clock import SECOND
+from fakekube.errors import UsageError
+
+if TYPE_CHECKING:
+    from fakekube.cluster import FakeCluster
+
+__all__ = ["CLOCKS", "ClockDriver", "make_clock"]
+
+CLOCKS = ("manual", "realtime", "quiescent")
+REALTIME_TICK = 0.01  # wall seconds between two realtime steps
+
+
+def wall() -> float:
+    return time.monotonic()  # noqa: TID251  # noqa: wall-clock (served clocks pace against the wall by design)
+
+
+class ClockDriver:
+    """The manual clock: requests are settled, time never moves by itself."""
+
+    name = "manual"
+
+    def __init__(self, cluster: FakeCluster, lock: threading.RLock) -> None:
+        self.cluster = cluster
+        self.lock = lock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._inflight = 0
+        self._last_activity = wall()
+        self._busy: Callable[[], bool] = lambda: False
+
+    # ------------------------------------------------------------------ request accounting
+    def request_started(self) -> None:
+        with self.lock:
+            self._inflight += 1
+            self._last_activity = wall()
+
+    def request_finished(self) -> None:
+        with self.lock:
+            self._inflight -= 1
+            self._last_activity = wall()
+
+    def start(self, busy: Callable[[], bool]) -> None:
+        self._busy = busy
+        if type(self).tick is ClockDriver.tick:
+            return
+        self._thread = threading.Thread(target=self._run, name=f"fakekube-clock-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval()):
+            with self.lock:
+                self.tick()
+
+    def interval(self) -> float:
+        return REALTIME_TICK
+
+    def tick(self) -> None:
+        """One step of the driver, under the cluster lock."""
+
+
+class RealtimeClock(ClockDriver):
+    name = "realtime"
+
+    def __init__(self, cluster: FakeCluster, lock: threading.RLock, speed: float) -> None:
+        super().__init__(cluster, lock)
+        self.speed = speed
+        self._last = wall()
+
+    def tick(self) -> None:
+        now = wall()
+        step = round((now - self._last) * self.speed * SECOND)
+        self._last = now
+        if step > 0:
+            self.cluster.loop.advance(step)
+            self.cluster.loop.run_until_idle()
+
+
+class QuiescentClock(ClockDriver):
+    name = "quiescent"
+
+    def __init__(self, cluster: FakeCluster, lock: threading.RLock, quiet_ms: float) -> None:
+        super().__init__(cluster, lock)
+        self.quiet = quiet_ms / 1000.0
+        self.jumps = 0
+
+    def interval(self) -> float:
+        return max(self.quiet / 4, 0.001)
+
+    def tick(self) -> None:
+        if self._inflight or wall() - self._last_activity < self.quiet or self._busy():
+            return
+        loop = self.cluster.loop
+        loop.run_until_idle()
+        nxt = loop.next_time()
+        if nxt is None:
+            return
+        loop.run_to(nxt)
+        loop.run_until_idle()
+        self.jumps += 1
+        self._last_activity = wall()
+
+
+def make_clock(cluster: FakeCluster, lock: threading.RLock, clock: str, *, speed: float = 1.0,
+               quiet_ms: float = 50.0) -> ClockDriver:
+    if clock == "manual":
+        return ClockDriver(cluster, lock)
+    if clock == "realtime":
+        if not isinstance(speed, int | float) or isinstance(speed, bool) or speed <= 0:
+            raise UsageError(f"serve(clock='realtime', speed=...) takes a positive number of virtual seconds "
+                             f"per wall second, got {speed!r}")
+        return RealtimeClock(cluster, lock, float(speed))
+    if clock == "quiescent":
+        if not isinstance(quiet_ms, int | float) or isinstance(quiet_ms, bool) or quiet_ms <= 0:
+            raise UsageError(f"serve(clock='quiescent', quiet_ms=...) takes a positive number of wall "
+                             f"milliseconds, got {quiet_ms!r}")
+        return QuiescentClock(cluster, lock, float(quiet_ms))
+    raise UsageError(f"serve(clock=...) takes one of {', '.join(CLOCKS)}, got {clock!r}")

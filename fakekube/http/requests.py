@@ -1,0 +1,557 @@
+"""One HTTP request in, one :class:`Response` out: routing, decoding, the API call, encoding.
+
+Everything a client can send ends as a response: API errors as their ``Status``, malformed or
+oversized bodies as 400/413/415 Status objects, anything unexpected as a 500 Status with a
+generic message (the traceback goes to ``ClusterServer.errors``, never on the wire).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email.message import Message
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from fakekube.apiserver.resources import ResourceType
+from fakekube.apiserver.server import WatchEvent
+from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, UsageError
+from fakekube.http.clocks import wall
+from fakekube.http.paging import Pager
+from fakekube.http.routing import RequestInfo, parse_resource_path
+
+if TYPE_CHECKING:
+    from fakekube.http.server import ClusterServer
+
+__all__ = ["MAX_BODY_BYTES", "RequestHandler", "Response"]
+
+#: kube-apiserver's limit on request bodies (``--max-request-bytes`` default, 3 MiB).
+MAX_BODY_BYTES = 3 * 1024 * 1024
+#: An oversized body up to this size is read and dropped before the 413; a larger one closes the connection.
+DRAIN_BYTES = 32 * 1024 * 1024
+#: A watch without ``timeoutSeconds`` ends after this many wall seconds (the server's minimum request timeout).
+DEFAULT_WATCH_TIMEOUT = 1800.0
+#: Wall seconds between two bookmarks on a quiet watch that allows them.
+BOOKMARK_INTERVAL = 60.0
+#: Wall seconds a watch stream waits for events before it checks its deadline and the server.
+WATCH_POLL = 0.5
+
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+APPLY_PATCH = "application/apply-patch+yaml"
+PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
+               "application/strategic-merge-patch+json", APPLY_PATCH, "application/apply-patch+cbor")
+HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
+NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+PROTOBUF_MESSAGE = (
+    "the body of the request was in an unknown format - accepted media types include: application/json, "
+    "application/yaml (this fake API server does not decode protobuf: imperative `kubectl create <kind>` "
+    "sends protobuf; use `kubectl create ... --dry-run=client -o yaml | kubectl apply -f -` instead)")
+
+
+def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    status: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                              "message": message, "reason": reason}
+    if details is not None:
+        status["details"] = details
+    status["code"] = code
+    return status
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@dataclass
+class Response:
+    code: int
+    body: bytes = b""
+    content_type: str = JSON
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    stream: Iterator[bytes] | None = None
+    close: bool = False
+
+    @classmethod
+    def json(cls, obj: Any, code: int = 200, headers: list[tuple[str, str]] | None = None) -> Response:
+        return cls(code, _dumps(obj), headers=headers or [])
+
+    @classmethod
+    def status(cls, status: dict[str, Any], *, close: bool = False) -> Response:
+        return cls(int(status.get("code") or 500), _dumps(status), close=close)
+
+    @classmethod
+    def internal_error(cls) -> Response:
+        return cls.status(_status(500, "InternalError", "Internal error occurred: the fake API server failed to "
+                                  "handle this request (see ClusterServer.errors)"), close=True)
+
+    @classmethod
+    def text(cls, text: str, code: int = 200) -> Response:
+        return cls(code, text.encode(), content_type="text/plain; charset=utf-8")
+
+
+# ---------------------------------------------------------------------- media types
+def _media(value: str | None) -> str:
+    return (value or "").split(";", 1)[0].strip().lower()
+
+
+def _accepts(headers: Message) -> list[dict[str, str]]:
+    """The Accept header as a list of ``{"type": ..., param: value}``, in the client's order."""
+    out = []
+    for part in (headers.get("Accept") or "").split(","):
+        pieces = [p.strip() for p in part.split(";")]
+        entry = {"type": pieces[0].lower()}
+        for p in pieces[1:]:
+            k, _, v = p.partition("=")
+            entry[k.strip().lower()] = v.strip()
+        out.append(entry)
+    return out
+
+
+def table_version(headers: Message) -> str | None:
+    """``meta.k8s.io/v1`` (or v1beta1) when the client asks for a Table first, else None."""
+    for entry in _accepts(headers):
+        if entry.get("as") == "Table" and entry.get("g") == "meta.k8s.io" and entry.get("v") in ("v1", "v1beta1"):
+            return f"meta.k8s.io/{entry['v']}"
+        if entry["type"] in (JSON, "*/*", "application/*", YAML, PROTOBUF) and "as" not in entry:
+            return None
+    return None
+
+
+def aggregated_discovery(headers: Message) -> str | None:
+    """``v2`` or ``v2beta1`` when the client asks for aggregated discovery first."""
+    for entry in _accepts(headers):
+        if entry.get("as") == "APIGroupDiscoveryList" and entry.get("g") == "apidiscovery.k8s.io" \
+                and entry.get("v") in ("v2", "v2beta1"):
+            return entry["v"]
+        if entry["type"] in (JSON, "*/*", "application/*") and "as" not in entry:
+            return None
+    return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode_body(raw: bytes, content_type: str) -> Any:
+    """JSON (also for patch types) or YAML; JSON types only, as kube-apiserver decodes."""
+    media = _media(content_type)
+    if media == PROTOBUF:
+        raise ApiError.from_status(_status(415, "UnsupportedMediaType", PROTOBUF_MESSAGE))
+    if media in ("", JSON, "*/*") or (media.endswith("+json") and media in PATCH_TYPES):
+        try:
+            return json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError) as err:
+            raise BadRequest(f"json parse error: {err}") from None
+    if media in (YAML, "application/x-yaml", "text/yaml", APPLY_PATCH):
+        return _decode_yaml(raw)
+    raise ApiError.from_status(_status(
+        415, "UnsupportedMediaType", f'the body of the request was in an unknown format - accepted media types '
+        f'include: {JSON}, {YAML}' + (f'; got "{media}"' if media else "")))
+
+
+def _decode_yaml(raw: bytes) -> Any:
+    import yaml  # lazy: only YAML bodies need it
+
+    try:
+        value = yaml.safe_load(raw)
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise BadRequest(f"error converting YAML to JSON: {err}") from None
+    _check_json(value, "")
+    return value
+
+
+def _check_json(value: Any, path: str) -> None:
+    """YAML may produce dates, NaN or non-string keys; JSON (and so Kubernetes) has none of them."""
+    stack = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise BadRequest(f"error converting YAML to JSON: key {k!r} at {where or '.'} is not a string")
+                stack.append((v, f"{where}.{k}"))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise BadRequest(f"error converting YAML to JSON: {node} at {where} is not a JSON number")
+        elif node is not None and not isinstance(node, str | int | float | bool):
+            raise BadRequest(f"error converting YAML to JSON: {where or '.'} holds a {type(node).__name__} "
+                             f"({node!s}); quote it to make it a string")
+
+
+def read_body(headers: Message, rfile: BinaryIO) -> bytes:
+    """The request body, at most :data:`MAX_BODY_BYTES` (413 past that)."""
+    if (headers.get("Transfer-Encoding") or "").lower() == "chunked":
+        chunks, total = [], 0
+        while True:
+            size_line = rfile.readline(1024)
+            try:
+                size = int(size_line.split(b";")[0].strip() or b"0", 16)
+            except ValueError:
+                raise BadRequest("malformed chunked request body") from None
+            if size == 0:
+                rfile.readline(1024)
+                return b"".join(chunks)
+            total += size
+            if total > MAX_BODY_BYTES:
+                raise _too_large()
+            chunks.append(rfile.read(size))
+            rfile.readline(1024)
+    length_header = headers.get("Content-Length")
+    if not length_header:
+        return b""
+    try:
+        length = int(length_header)
+    except ValueError:
+        raise BadRequest(f"invalid Content-Length {length_header!r}") from None
+    if length > MAX_BODY_BYTES:
+        if length <= DRAIN_BYTES:  # read it away, so the client (still sending) sees the 413
+            while length > 0:
+                length -= len(rfile.read(min(length, 1 << 20))) or length
+        raise _too_large()
+    return rfile.read(length) if length > 0 else b""
+
+
+def _too_large() -> ApiError:
+    return ApiError.from_status(_status(413, "RequestEntityTooLarge",
+                                        f"Request entity too large: limit is {MAX_BODY_BYTES}"))
+
+
+# ---------------------------------------------------------------------- the handler
+class RequestHandler:
+    """Turns requests into calls on the served cluster's API server."""
+
+    def __init__(self, server: ClusterServer) -> None:
+        self.server = server
+        self.cluster = server.cluster
+        self.api = server.cluster.api
+        self.lock = server.lock
+        self.pager = Pager()
+
+    def handle(self, method: str, path: str, query: dict[str, str], headers: Message,
+               rfile: BinaryIO) -> Response:
+        try:
+            return self._route(method, path, query, headers, rfile)
+        except ApiError as err:
+            # An oversized or undecodable body was not read whole: the connection cannot be reused.
+            return Response.status(err.status, close=err.code in (400, 413, 415))
+        except UsageError as err:  # a name the registry does not know, reached through the URL
+            return Response.status(_status(404, "NotFound", NOT_FOUND_MESSAGE, {}) if "unknown resource" in str(err)
+                                   else _status(400, "BadRequest", str(err)))
+
+    # ------------------------------------------------------------------ routing
+    def _route(self, method: str, path: str, query: dict[str, str], headers: Message,
+               rfile: BinaryIO) -> Response:
+        clean = "/" + "/".join(p for p in path.split("/") if p)
+        if clean in HEALTH_PATHS or clean.startswith(tuple(p + "/" for p in HEALTH_PATHS)):
+            return Response.text("ok")
+        info = parse_resource_path(method, clean, query)
+        if info is None:
+            if method not in ("GET", "HEAD"):
+                return self._not_found() if not clean.startswith(("/api", "/version", "/openapi")) \
+                    else Response.status(_status(405, "MethodNotAllowed", "the server does not allow this method "
+                                                 "on the requested resource", {}))
+            return self._document(clean, query, headers)
+        with self.lock:
+            rt = self._resource_type(info)
+        if info.verb in ("get", "list", "watch"):
+            if info.verb == "watch":
+                return self._watch(rt, info, query, headers)
+            return self._read(rt, info, query, headers)
+        body = read_body(headers, rfile)
+        return self._write(rt, info, query, headers, body)
+
+    def _not_found(self) -> Response:
+        return Response.status(_status(404, "NotFound", NOT_FOUND_MESSAGE, {}))
+
+    def _document(self, path: str, query: dict[str, str], headers: Message) -> Response:
+        """Discovery, /version and OpenAPI: documents built from the registry."""
+        parts = path.strip("/").split("/")
+        if not (path in ("/version", "/api", "/apis") or (parts[0] == "api" and len(parts) == 2)
+                or (parts[0] == "apis" and len(parts) in (2, 3)) or parts[:2] == ["openapi", "v3"]):
+            return self._not_found()
+        from fakekube.http import discovery, openapi_v3
+
+        with self.lock:
+            registry = self.api.registry
+            if path == "/version":
+                return Response.json(discovery.version_info())
+            if path in ("/api", "/apis"):
+                agg = aggregated_discovery(headers)
+                if agg is not None:
+                    doc = discovery.aggregated_discovery(registry, core=path == "/api", version=agg)
+                    return Response(200, _dumps(doc), content_type=(
+                        f"application/json;g=apidiscovery.k8s.io;v={agg};as=APIGroupDiscoveryList"))
+                return Response.json(discovery.api_versions() if path == "/api" else discovery.api_group_list(registry))
+            doc: dict[str, Any] | None = None
+            if parts[0] == "api" and len(parts) == 2:
+                doc = discovery.api_resource_list(registry, "", parts[1])
+            elif parts[0] == "apis" and len(parts) == 2:
+                doc = discovery.api_group(registry, parts[1])
+            elif parts[0] == "apis" and len(parts) == 3:
+                doc = discovery.api_resource_list(registry, parts[1], parts[2])
+            elif parts[:2] == ["openapi", "v3"]:
+                doc = openapi_v3.root(registry) if len(parts) == 2 else \
+                    openapi_v3.group_version(registry, "/".join(parts[2:]))
+        return Response.json(doc) if doc is not None else self._not_found()
+
+    def _resource_type(self, info: RequestInfo) -> ResourceType:
+        key = f"{info.resource}.{info.group}" if info.group else info.resource
+        rt = self.api.registry.by_key(key)
+        if rt is None or rt.version != info.version:
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        if info.namespace is not None and not rt.namespaced:
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        if rt.namespaced and info.namespace is None and info.verb not in ("list", "watch", "deletecollection"):
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        if info.subresource is not None and info.subresource not in rt.subresources \
+                and (rt.key, info.subresource) not in self.api.subresource_handlers \
+                and not (rt.key == "pods" and info.subresource == "log"):
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        return rt
+
+    # ------------------------------------------------------------------ reads
+    def _read(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
+        table = table_version(headers)
+        with self.lock:
+            if info.verb == "get":
+                obj = self.api.get(rt, info.name or "", info.namespace, copy=False)
+                if info.subresource == "log":
+                    return self._log(obj)
+                if table:
+                    return Response.json(self._table(rt, [obj], table, query))
+                return Response.json(obj)
+            limit = _int_param(query, "limit")
+            key = (rt.key, info.namespace or "", query.get("labelSelector", ""), query.get("fieldSelector", ""))
+
+            def read() -> tuple[list[dict[str, Any]], str]:
+                lst = self.api.list(rt, info.namespace, label_selector=query.get("labelSelector") or None,
+                                    field_selector=query.get("fieldSelector") or None, copy=False)
+                return lst["items"], lst["metadata"]["resourceVersion"]
+
+            page = self.pager.page(key, limit, query.get("continue"), read, lambda: str(self.api.store.rv))
+            if table:
+                doc = self._table(rt, page.items, table, query)
+            else:
+                doc = {"kind": f"{rt.kind}List", "apiVersion": rt.api_version, "metadata": {}, "items": page.items}
+            meta = doc.setdefault("metadata", {})
+            meta["resourceVersion"] = page.resource_version
+            if page.continue_token:
+                meta["continue"] = page.continue_token
+                meta["remainingItemCount"] = page.remaining
+        return Response.json(doc)
+
+    def _table(self, rt: ResourceType, objects: list[dict[str, Any]], api_version: str,
+               query: dict[str, str]) -> dict[str, Any]:
+        from fakekube.http import tables
+
+        include = query.get("includeObject") or "Metadata"
+        if include not in ("None", "Metadata", "Object"):
+            raise BadRequest(f'includeObject: Unsupported value: "{include}": supported values: "Metadata", '
+                             '"None", "Object"')
+        table = tables.to_table(rt, objects, now=self.cluster.loop.now, include_object=include,
+                                registry=self.api.registry)
+        table["apiVersion"] = api_version
+        return table
+
+    def _log(self, pod: dict[str, Any]) -> Response:
+        """The pod's log: the ``fakekube.io/log`` annotation once a container has started."""
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        started = any("running" in (s.get("state") or {}) or "terminated" in (s.get("state") or {})
+                      for s in statuses)
+        if not started:
+            name = pod["metadata"]["name"]
+            container = ((pod.get("spec") or {}).get("containers") or [{}])[0].get("name", "")
+            raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating')
+        return Response.text((pod["metadata"].get("annotations") or {}).get("fakekube.io/log", ""))
+
+    # ------------------------------------------------------------------ watch
+    def _watch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
+        table = table_version(headers)
+        timeout = _float_param(query, "timeoutSeconds")
+        bookmarks = query.get("allowWatchBookmarks", "").lower() in ("true", "1")
+        initial = query.get("sendInitialEvents", "").lower() in ("true", "1")
+        queue = self.server.open_watch()
+        try:
+            with self.lock:
+                watch = self.api.watch(
+                    rt, queue.put, namespace=info.namespace, resource_version=query.get("resourceVersion") or None,
+                    label_selector=query.get("labelSelector") or None,
+                    field_selector=query.get("fieldSelector") or None, copy=False,
+                    send_initial_events=initial, allow_bookmarks=bookmarks)
+                self.cluster.loop.run_until_idle()
+        except BaseException:
+            self.server.close_watch(queue)
+            raise
+        deadline = wall() + (timeout if timeout is not None and timeout > 0 else DEFAULT_WATCH_TIMEOUT)
+
+        def encode(event: WatchEvent) -> bytes:
+            obj = event.object
+            if table and event.type in ("ADDED", "MODIFIED", "DELETED"):
+                obj = self._table(rt, [obj], table, query)
+            return _dumps({"type": event.type, "object": obj}) + b"\n"
+
+        def bookmark() -> bytes | None:
+            with self.lock:
+                if watch._pending or len(queue):
+                    return None
+                rv = str(self.api.store.rv)
+            return _dumps({"type": "BOOKMARK", "object": {"kind": rt.kind, "apiVersion": rt.api_version,
+                                                          "metadata": {"resourceVersion": rv}}}) + b"\n"
+
+        def stream() -> Iterator[bytes]:
+            last_sent = wall()
+            try:
+                while not self.server.closed:
+                    remaining = deadline - wall()
+                    if remaining <= 0:
+                        if bookmarks and (mark := bookmark()) is not None:
+                            yield mark
+                        return
+                    events = queue.take(min(remaining, WATCH_POLL))
+                    if events is None:
+                        return
+                    for event in events:
+                        yield encode(event)
+                        if event.type == "ERROR":
+                            return
+                    if events:
+                        last_sent = wall()
+                    elif bookmarks and wall() - last_sent >= BOOKMARK_INTERVAL:
+                        mark = bookmark()
+                        if mark is not None:
+                            last_sent = wall()
+                            yield mark
+            finally:
+                with self.lock:
+                    watch.stop()
+                self.server.close_watch(queue)
+
+        return Response(200, stream=stream())
+
+    # ------------------------------------------------------------------ writes
+    def _write(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message,
+               raw: bytes) -> Response:
+        dry_run = _dry_run(query)
+        content_type = headers.get("Content-Type") or ""
+        verb = info.verb
+        if verb == "patch":
+            media = _media(content_type)
+            if media == PROTOBUF:
+                decode_body(raw, media)  # raises the 415
+            if media not in PATCH_TYPES:
+                return Response.status(_status(415, "UnsupportedMediaType", "the body of the request was in an "
+                                               "unknown format - accepted media types include: " + ", ".join(
+                                                   PATCH_TYPES[:4])), close=False)
+            patch = decode_body(raw, JSON if media != APPLY_PATCH else APPLY_PATCH) if raw else None
+            with self.lock:
+                result = self.api.patch(rt, info.name or "", patch, namespace=info.namespace, patch_type=media,
+                                        subresource=info.subresource, dry_run=dry_run)
+                self.cluster.loop.run_until_idle()
+            return Response.json(result)
+        if verb in ("delete", "deletecollection"):
+            options = decode_body(raw, content_type) if raw.strip() else {}
+            return self._delete(rt, info, query, options if isinstance(options, dict) else {}, dry_run)
+        body = decode_body(raw, content_type) if raw.strip() else None
+        if not isinstance(body, dict):
+            raise BadRequest("the body of the request must be a JSON object"
+                             + ("" if raw.strip() else ", not empty"))
+        with self.lock:
+            if verb == "create":
+                if info.name is not None and info.subresource is not None:
+                    result = self.api.create_subresource(rt, info.name, info.subresource, body,
+                                                         namespace=info.namespace)
+                elif info.name is not None:
+                    raise MethodNotAllowed("the server does not allow this method on the requested resource")
+                else:
+                    result = self.api.create(rt, body, namespace=info.namespace, dry_run=dry_run)
+                code = 201
+            elif verb == "update":
+                if info.name is None:
+                    raise MethodNotAllowed("the server does not allow this method on the requested resource")
+                meta = body.get("metadata")
+                body_name = meta.get("name") if isinstance(meta, dict) else None
+                if body_name != info.name:
+                    raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL "
+                                     f"({info.name})")
+                result = self.api.update(rt, body, namespace=info.namespace, subresource=info.subresource,
+                                         dry_run=dry_run)
+                code = 200
+            else:
+                raise MethodNotAllowed("the server does not allow this method on the requested resource")
+            self.cluster.loop.run_until_idle()
+        return Response.json(result, code)
+
+    def _delete(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], options: dict[str, Any],
+                dry_run: bool) -> Response:
+        policy = options.get("propagationPolicy") or query.get("propagationPolicy") or None
+        orphan = options.get("orphanDependents")
+        if orphan is None and "orphanDependents" in query:
+            orphan = query["orphanDependents"].lower() in ("true", "1")
+        if policy is None and orphan is not None:
+            policy = "Orphan" if orphan else "Background"
+        grace = options.get("gracePeriodSeconds")
+        if grace is None and "gracePeriodSeconds" in query:
+            grace = _int_param(query, "gracePeriodSeconds")
+        if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
+            raise BadRequest(f"gracePeriodSeconds must be an integer, got {grace!r}")
+        preconditions = options.get("preconditions") or None
+        dry_run = dry_run or options.get("dryRun") == ["All"]
+        with self.lock:
+            if info.verb == "deletecollection":
+                lst = self.api.list(rt, info.namespace, label_selector=query.get("labelSelector") or None,
+                                    field_selector=query.get("fieldSelector") or None, copy=False)
+                deleted = []
+                for obj in lst["items"]:
+                    meta = obj["metadata"]
+                    try:
+                        self.api.delete(rt, meta["name"], namespace=meta.get("namespace"),
+                                        propagation_policy=policy, grace_period_seconds=grace, dry_run=dry_run)
+                    except NotFound:
+                        continue
+                    deleted.append(obj)
+                self.cluster.loop.run_until_idle()
+                return Response.json({"kind": f"{rt.kind}List", "apiVersion": rt.api_version,
+                                      "metadata": {"resourceVersion": str(self.api.store.rv)},
+                                      "items": deleted})
+            result = self.api.delete(rt, info.name or "", namespace=info.namespace, propagation_policy=policy,
+                                     grace_period_seconds=grace, preconditions=preconditions, dry_run=dry_run)
+            lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
+            self.cluster.loop.run_until_idle()
+        return Response.json(result, 202 if lingering else 200)
+
+
+# ---------------------------------------------------------------------- query parameters
+def _int_param(query: dict[str, str], name: str) -> int | None:
+    raw = query.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f'invalid value for {name}: "{raw}" is not an integer') from None
+
+
+def _float_param(query: dict[str, str], name: str) -> float | None:
+    raw = query.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadRequest(f'invalid value for {name}: "{raw}" is not a number') from None
+    if not math.isfinite(value):
+        raise BadRequest(f'invalid value for {name}: "{raw}" is not a number')
+    return value
+
+
+def _dry_run(query: dict[str, str]) -> bool:
+    value = query.get("dryRun")
+    if value in (None, ""):
+        return False
+    if value != "All":
+        raise BadRequest(f'Invalid dry run value: Unsupported value: "{value}": supported values: "All"')
+    return True
+

@@ -1,0 +1,276 @@
+"""Serve a :class:`~fakekube.FakeCluster` over HTTP, so real clients and kubectl can talk to it.
+
+A thin translation layer on the in-process API server: decode (JSON or YAML only, bounded) →
+the same request path as in-process calls → encode (a ``Status`` on every error, a ``Table``
+when asked). One lock serialises requests, harness calls from the test thread and the clock
+driver against the event loop; every write is settled (``run_until_idle``) before its answer
+is sent. Watch streams take their events from bounded queues the loop fills.
+
+The standard library's threading server is used (see ``docs/http.md`` for the measurements
+behind that choice): it starts in a millisecond, needs no event loop of its own, and with
+``TCP_NODELAY`` answers a keep-alive GET in well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+from fakekube.http.clocks import ClockDriver, make_clock, wall
+from fakekube.http.kubeconfig import write_kubeconfig
+from fakekube.http.requests import RequestHandler, Response
+from fakekube.http.watch import WatchQueue
+
+if TYPE_CHECKING:
+    from fakekube.cluster import FakeCluster
+
+__all__ = ["ClusterServer"]
+
+IDLE_TIMEOUT = 60.0  # wall seconds a keep-alive connection may sit idle
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], app: ClusterServer) -> None:
+        self.app = app
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, addr = super().get_request()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self.connections_lock:
+            self.connections.add(sock)
+        return sock, addr
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        with self.connections_lock:
+            socks = list(self.connections)
+        for sock in socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fakekube"
+    sys_version = ""
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        self.timeout = self.server.app.idle_timeout
+        super().setup()
+
+    def _serve(self) -> None:
+        self.server.app.handle(self)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _serve
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Errors the standard library raises itself (a too-long URL, bad headers) as a Status."""
+        reason = {400: "BadRequest", 414: "RequestURITooLong", 431: "RequestHeaderFieldsTooLarge",
+                  501: "MethodNotAllowed"}.get(code, "BadRequest")
+        status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                  "message": message or explain or "bad request", "reason": reason, "code": code}
+        body = json.dumps(status).encode()
+        try:
+            self.send_response(code, message)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: requests are kept in ``ClusterServer.requests`` instead of stderr."""
+
+
+class ClusterServer:
+    """A running HTTP server for one cluster; use as a context manager.
+
+    ``url`` is ``http://127.0.0.1:<port>``; ``kubeconfig`` the path of a kubeconfig written for it
+    (cluster, context and user ``fakekube``, namespace ``default``, no credentials).
+    """
+
+    def __init__(self, cluster: FakeCluster, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual",
+                 speed: float = 1.0, quiet_ms: float = 50.0, kubeconfig: str | os.PathLike[str] | None = None,
+                 idle_timeout: float = IDLE_TIMEOUT, watch_queue_limit: int | None = None) -> None:
+        self.cluster = cluster
+        self.lock: threading.RLock = cluster.lock
+        self.clock: ClockDriver = make_clock(cluster, self.lock, clock, speed=speed, quiet_ms=quiet_ms)
+        self.idle_timeout = idle_timeout
+        self.requests: deque[str] = deque(maxlen=1000)
+        self.errors: list[str] = []
+        self._watches: set[WatchQueue] = set()
+        self._watches_lock = threading.Lock()
+        self.watch_queue_limit = watch_queue_limit
+        self._handler = RequestHandler(self)
+        self._httpd = _HTTPServer((host, port), self)
+        self.host, self.port = self._httpd.server_address[:2]
+        self._tmpdir: str | None = None
+        if kubeconfig is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="fakekube-")
+            kubeconfig = Path(self._tmpdir) / "kubeconfig"
+        self.kubeconfig = str(kubeconfig)
+        write_kubeconfig(self.kubeconfig, self.url)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"fakekube-http-{self.port}", daemon=True)
+        self._closed = False
+        self._thread.start()
+        self.clock.start(busy=self._watches_pending)
+
+    # ------------------------------------------------------------------ public
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in str(self.host) else self.host
+        return f"http://{host}:{self.port}"
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
+        """Poll ``predicate`` (under the cluster lock) every ``interval`` WALL seconds until it is truthy.
+
+        Returns its value; raises the builtin ``TimeoutError`` after ``timeout`` wall seconds. For
+        waiting on a client outside the test thread (an operator, kubectl in a subprocess).
+        """
+        deadline = wall() + timeout
+        stop = threading.Event()
+        while True:
+            with self.lock:
+                value = predicate()
+            if value:
+                return value
+            if wall() >= deadline:
+                raise TimeoutError(f"wait_for: the predicate did not hold within {timeout:g} wall seconds "
+                                   f"(virtual time t={self.cluster.elapsed:g}s)")
+            stop.wait(interval)
+
+    def close(self) -> None:
+        """Stop serving: ends every watch stream, closes every connection, removes the kubeconfig."""
+        if self._closed:
+            return
+        self._closed = True
+        self.clock.stop()
+        with self._watches_lock:
+            watches = list(self._watches)
+        for queue in watches:
+            queue.close()
+        self._httpd.shutdown()
+        self._httpd.close_connections()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def __enter__(self) -> ClusterServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<ClusterServer {self.url} clock={self.clock.name}{' closed' if self._closed else ''}>"
+
+    # ------------------------------------------------------------------ internals
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def open_watch(self) -> WatchQueue:
+        queue = WatchQueue(self.watch_queue_limit) if self.watch_queue_limit else WatchQueue()
+        with self._watches_lock:
+            self._watches.add(queue)
+        if self._closed:
+            queue.close()
+        return queue
+
+    def close_watch(self, queue: WatchQueue) -> None:
+        queue.close()
+        with self._watches_lock:
+            self._watches.discard(queue)
+
+    def _watches_pending(self) -> bool:
+        with self._watches_lock:
+            return any(len(q) for q in self._watches)
+
+    def handle(self, h: _Handler) -> None:
+        url = urlsplit(h.path)
+        query = dict(parse_qsl(url.query, keep_blank_values=True))
+        self.requests.append(f"{h.command} {h.path}")
+        self.clock.request_started()
+        streaming = False
+        try:
+            response = self._handler.handle(h.command, url.path, query, h.headers, h.rfile)
+            if response.stream is not None:
+                streaming = True
+                self.clock.request_finished()  # an open watch is not a request in flight
+                self._write_stream(h, response)
+            else:
+                self._write(h, response)
+        except Exception as err:  # never a traceback on the wire
+            self.errors.append("".join(traceback.format_exception(err)))
+            if not isinstance(err, OSError):
+                try:
+                    self._write(h, Response.internal_error())
+                except OSError:
+                    pass
+            h.close_connection = True
+        finally:
+            if not streaming:
+                self.clock.request_finished()
+
+    @staticmethod
+    def _write(h: _Handler, response: Response) -> None:
+        body = response.body
+        h.send_response(response.code)
+        h.send_header("Content-Type", response.content_type)
+        h.send_header("Cache-Control", "no-cache, private")
+        for name, value in response.headers:
+            h.send_header(name, value)
+        h.send_header("Content-Length", str(len(body)))
+        if response.close:
+            h.send_header("Connection", "close")
+            h.close_connection = True
+        h.end_headers()
+        if h.command != "HEAD":
+            h.wfile.write(body)
+
+    def _write_stream(self, h: _Handler, response: Response) -> None:
+        assert response.stream is not None
+        h.send_response(response.code)
+        h.send_header("Content-Type", response.content_type)
+        h.send_header("Cache-Control", "no-cache, private")
+        h.send_header("Transfer-Encoding", "chunked")
+        for name, value in response.headers:
+            h.send_header(name, value)
+        h.end_headers()
+        try:
+            for chunk in response.stream:
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            h.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            h.close_connection = True
