@@ -162,14 +162,20 @@ def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     """``jobset_cluster`` served over HTTP; ``KUBECONFIG`` points at it for the test."""
     __tracebackhide__ = True
     import os
+    import sys
 
     cluster = _make_cluster(request, with_jobset=True)
     options = _options(request)
     serve_options = {k: options[k] for k in ("clock", "speed", "quiet_ms") if k in options}
     saved = {k: os.environ.get(k) for k in ("KUBECONFIG", "KUBECACHEDIR")}
+    # The kubernetes client reads $KUBECONFIG once, when it is imported: point its default there too.
+    kube_config = sys.modules.get("kubernetes.config.kube_config")
+    saved_default = getattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", None)
     with cluster.serve(**serve_options) as server:
         os.environ["KUBECONFIG"] = server.kubeconfig
         os.environ["KUBECACHEDIR"] = str(tmp_path_factory.mktemp("kube-cache"))
+        if kube_config is not None:
+            kube_config.KUBE_CONFIG_DEFAULT_LOCATION = server.kubeconfig
         try:
             yield server
         finally:
@@ -178,6 +184,8 @@ def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+            if kube_config is not None:
+                kube_config.KUBE_CONFIG_DEFAULT_LOCATION = saved_default
 
 
 @pytest.hookimpl(wrapper=True)

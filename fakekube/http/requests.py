@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, UsageError
+from fakekube.http import discovery, openapi_v3, tables
 from fakekube.http.clocks import wall
+from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
 from fakekube.http.routing import RequestInfo, parse_resource_path
 
@@ -94,40 +96,6 @@ class Response:
 # ---------------------------------------------------------------------- media types
 def _media(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
-
-
-def _accepts(headers: Message) -> list[dict[str, str]]:
-    """The Accept header as a list of ``{"type": ..., param: value}``, in the client's order."""
-    out = []
-    for part in (headers.get("Accept") or "").split(","):
-        pieces = [p.strip() for p in part.split(";")]
-        entry = {"type": pieces[0].lower()}
-        for p in pieces[1:]:
-            k, _, v = p.partition("=")
-            entry[k.strip().lower()] = v.strip()
-        out.append(entry)
-    return out
-
-
-def table_version(headers: Message) -> str | None:
-    """``meta.k8s.io/v1`` (or v1beta1) when the client asks for a Table first, else None."""
-    for entry in _accepts(headers):
-        if entry.get("as") == "Table" and entry.get("g") == "meta.k8s.io" and entry.get("v") in ("v1", "v1beta1"):
-            return f"meta.k8s.io/{entry['v']}"
-        if entry["type"] in (JSON, "*/*", "application/*", YAML, PROTOBUF) and "as" not in entry:
-            return None
-    return None
-
-
-def aggregated_discovery(headers: Message) -> str | None:
-    """``v2`` or ``v2beta1`` when the client asks for aggregated discovery first."""
-    for entry in _accepts(headers):
-        if entry.get("as") == "APIGroupDiscoveryList" and entry.get("g") == "apidiscovery.k8s.io" \
-                and entry.get("v") in ("v2", "v2beta1"):
-            return entry["v"]
-        if entry["type"] in (JSON, "*/*", "application/*") and "as" not in entry:
-            return None
-    return None
 
 
 def _reject_constant(name: str) -> Any:
@@ -253,7 +221,7 @@ class RequestHandler:
                 return self._not_found() if not clean.startswith(("/api", "/version", "/openapi")) \
                     else Response.status(_status(405, "MethodNotAllowed", "the server does not allow this method "
                                                  "on the requested resource", {}))
-            return self._document(clean, query, headers)
+            return self._document(clean, headers)
         with self.lock:
             rt = self._resource_type(info)
         if info.verb in ("get", "list", "watch"):
@@ -266,35 +234,29 @@ class RequestHandler:
     def _not_found(self) -> Response:
         return Response.status(_status(404, "NotFound", NOT_FOUND_MESSAGE, {}))
 
-    def _document(self, path: str, query: dict[str, str], headers: Message) -> Response:
+    def _document(self, path: str, headers: Message) -> Response:
         """Discovery, /version and OpenAPI: documents built from the registry."""
         parts = path.strip("/").split("/")
         if not (path in ("/version", "/api", "/apis") or (parts[0] == "api" and len(parts) == 2)
                 or (parts[0] == "apis" and len(parts) in (2, 3)) or parts[:2] == ["openapi", "v3"]):
             return self._not_found()
-        from fakekube.http import discovery, openapi_v3
-
         with self.lock:
             registry = self.api.registry
             if path == "/version":
                 return Response.json(discovery.version_info())
             if path in ("/api", "/apis"):
-                agg = aggregated_discovery(headers)
-                if agg is not None:
-                    doc = discovery.aggregated_discovery(registry, core=path == "/api", version=agg)
-                    return Response(200, _dumps(doc), content_type=(
-                        f"application/json;g=apidiscovery.k8s.io;v={agg};as=APIGroupDiscoveryList"))
+                version = discovery.aggregated_discovery_version(headers.get("Accept"))
+                if version is not None:
+                    doc = discovery.aggregated_discovery(registry, core=path == "/api", version=version)
+                    return Response(200, _dumps(doc), content_type=discovery.aggregated_discovery_media_type(version))
                 return Response.json(discovery.api_versions() if path == "/api" else discovery.api_group_list(registry))
             doc: dict[str, Any] | None = None
-            if parts[0] == "api" and len(parts) == 2:
-                doc = discovery.api_resource_list(registry, "", parts[1])
-            elif parts[0] == "apis" and len(parts) == 2:
-                doc = discovery.api_group(registry, parts[1])
-            elif parts[0] == "apis" and len(parts) == 3:
-                doc = discovery.api_resource_list(registry, parts[1], parts[2])
-            elif parts[:2] == ["openapi", "v3"]:
-                doc = openapi_v3.root(registry) if len(parts) == 2 else \
-                    openapi_v3.group_version(registry, "/".join(parts[2:]))
+            if parts[0] == "openapi":
+                doc = openapi_v3.root(self.api) if len(parts) == 2 else openapi_v3.document(self.api, "/".join(parts[2:]))
+            elif parts[0] == "api" or len(parts) == 3:
+                doc = discovery.api_resource_list(registry, "/".join(parts[1:]))
+            else:
+                doc = _api_group(discovery.api_group_list(registry), parts[1])
         return Response.json(doc) if doc is not None else self._not_found()
 
     def _resource_type(self, info: RequestInfo) -> ResourceType:
@@ -314,7 +276,7 @@ class RequestHandler:
 
     # ------------------------------------------------------------------ reads
     def _read(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
-        table = table_version(headers)
+        table = tables.table_version(headers.get("Accept"))
         with self.lock:
             if info.verb == "get":
                 obj = self.api.get(rt, info.name or "", info.namespace, copy=False)
@@ -332,29 +294,24 @@ class RequestHandler:
                 return lst["items"], lst["metadata"]["resourceVersion"]
 
             page = self.pager.page(key, limit, query.get("continue"), read, lambda: str(self.api.store.rv))
-            if table:
-                doc = self._table(rt, page.items, table, query)
-            else:
-                doc = {"kind": f"{rt.kind}List", "apiVersion": rt.api_version, "metadata": {}, "items": page.items}
-            meta = doc.setdefault("metadata", {})
-            meta["resourceVersion"] = page.resource_version
+            meta: dict[str, Any] = {"resourceVersion": page.resource_version}
             if page.continue_token:
                 meta["continue"] = page.continue_token
                 meta["remainingItemCount"] = page.remaining
+            if table:
+                doc = self._table(rt, page.items, table, query, list_metadata=meta)
+            else:
+                doc = {"kind": f"{rt.kind}List", "apiVersion": rt.api_version, "metadata": meta, "items": page.items}
         return Response.json(doc)
 
-    def _table(self, rt: ResourceType, objects: list[dict[str, Any]], api_version: str,
-               query: dict[str, str]) -> dict[str, Any]:
-        from fakekube.http import tables
-
-        include = query.get("includeObject") or "Metadata"
-        if include not in ("None", "Metadata", "Object"):
-            raise BadRequest(f'includeObject: Unsupported value: "{include}": supported values: "Metadata", '
-                             '"None", "Object"')
-        table = tables.to_table(rt, objects, now=self.cluster.loop.now, include_object=include,
-                                registry=self.api.registry)
-        table["apiVersion"] = api_version
-        return table
+    def _table(self, rt: ResourceType, objects: list[dict[str, Any]], api_version: str, query: dict[str, str], *,
+               headers: bool = True, list_metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``objects`` as a Table (under the lock: a custom resource's columns come from its CRD)."""
+        with self.lock:
+            crd = crd_for(self.api, rt) if rt.custom else None
+        return tables.table(rt, objects, now=self.cluster.loop.now, crd=crd,
+                            include_object=query.get("includeObject", "Metadata"), headers=headers,
+                            list_metadata=list_metadata, api_version=api_version)
 
     def _log(self, pod: dict[str, Any]) -> Response:
         """The pod's log: the ``fakekube.io/log`` annotation once a container has started."""
@@ -369,7 +326,7 @@ class RequestHandler:
 
     # ------------------------------------------------------------------ watch
     def _watch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
-        table = table_version(headers)
+        table = tables.table_version(headers.get("Accept"))
         timeout = _float_param(query, "timeoutSeconds")
         bookmarks = query.get("allowWatchBookmarks", "").lower() in ("true", "1")
         initial = query.get("sendInitialEvents", "").lower() in ("true", "1")
@@ -387,10 +344,13 @@ class RequestHandler:
             raise
         deadline = wall() + (timeout if timeout is not None and timeout > 0 else DEFAULT_WATCH_TIMEOUT)
 
+        first_row = [True]
+
         def encode(event: WatchEvent) -> bytes:
             obj = event.object
             if table and event.type in ("ADDED", "MODIFIED", "DELETED"):
-                obj = self._table(rt, [obj], table, query)
+                obj = self._table(rt, [obj], table, query, headers=first_row[0])
+                first_row[0] = False
             return _dumps({"type": event.type, "object": obj}) + b"\n"
 
         def bookmark() -> bytes | None:
@@ -521,6 +481,14 @@ class RequestHandler:
             lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
             self.cluster.loop.run_until_idle()
         return Response.json(result, 202 if lingering else 200)
+
+
+def _api_group(group_list: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """``/apis/{group}``: the ``APIGroup`` entry of the group list."""
+    for group in group_list.get("groups") or []:
+        if group.get("name") == name:
+            return {"kind": "APIGroup", "apiVersion": "v1", **{k: v for k, v in group.items() if k != "kind"}}
+    return None
 
 
 # ---------------------------------------------------------------------- query parameters

@@ -200,7 +200,7 @@ def _event(core: Any, namespace: str, kind: str, api_version: str, meta: dict[st
            reason: str, message: str) -> None:
     """A core/v1 Event about an object, as ``kubectl describe`` shows them."""
     core.create_namespaced_event(namespace, {
-        "metadata": {"generateName": f"{meta['name']}."},
+        "metadata": {"generateName": f"{meta['name']}-"},  # "name." is invalid: only a trailing "-" is allowed
         "involvedObject": {"kind": kind, "apiVersion": api_version, "namespace": namespace,
                            "name": meta["name"], "uid": meta["uid"],
                            "resourceVersion": meta.get("resourceVersion") or meta.get("resource_version")},
