@@ -271,3 +271,12 @@ def test_bad_apply_bodies(cluster: FakeCluster, body: Any, error: type[ApiError]
 def test_apply_to_the_status_of_a_missing_object_is_not_found(cluster: FakeCluster) -> None:
     with pytest.raises(NotFound):
         apply(cluster.api, widget(), subresource="status")
+
+
+def test_in_process_clients_name_their_writes_to_tracked_objects_after_their_user_agent(cluster: FakeCluster) -> None:
+    from fakekube.runtime.client import Client
+
+    cluster.api.create("configmaps", cm(a="1", b="1"), field_manager="kubectl-create")
+    Client(cluster.api, user_agent="job-controller").patch("configmaps", "c", {"data": {"a": "2"}})
+    assert [(m, f) for m, _, f in owners(cluster.get("configmaps", "c"))] == [
+        ("job-controller", {"f:data": {"f:a": {}}}), ("kubectl-create", {"f:data": {".": {}, "f:b": {}}})]
