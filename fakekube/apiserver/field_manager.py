@@ -74,6 +74,8 @@ class WriteInfo:
 def check_options(options_kind: str, *, field_manager: str | None, field_validation: str | None,
                   force: bool | None = None, apply: bool = False) -> None:
     """``Validate<Create|Update|Patch>Options``: 422 Invalid on ``<options_kind>.meta.k8s.io ""``."""
+    if field_manager is None and field_validation is None and force is None and not apply:
+        return
     errors: list[FieldError] = []
     if apply and not field_manager:
         errors.append(FieldError.required("fieldManager", "is required for apply patch"))
@@ -88,7 +90,7 @@ def check_options(options_kind: str, *, field_manager: str | None, field_validat
                 errors.append(FieldError.invalid("fieldManager", field_manager,
                                                  f"invalid character U+{ord(ch):04X} (at position {position})"))
             position += len(ch.encode())
-    if field_validation not in (None, *FIELD_VALIDATIONS):
+    if field_validation is not None and field_validation not in FIELD_VALIDATIONS:
         errors.append(FieldError.not_supported("fieldValidation", field_validation, FIELD_VALIDATIONS))
     if errors:
         raise Invalid.for_object(ResourceName("", "meta.k8s.io", options_kind), "", errors)

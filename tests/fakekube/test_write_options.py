@@ -144,6 +144,16 @@ def test_a_built_in_kind_with_a_schema_hook_validates_fields(cluster: FakeCluste
         assert info.warnings == outcome
 
 
+@pytest.mark.parametrize("verb", ["update", "patch"])
+def test_a_built_in_kind_with_a_schema_hook_warns_on_update_and_patch(cluster: FakeCluster, verb: str) -> None:
+    cluster.create(cm(data={"a": "1"}))
+    info = WriteInfo()
+    write(cluster.api, verb, cm(data={"a": "2"}, dataz=1), None, info)
+    assert info.warnings == ['unknown field "dataz"']
+    with pytest.raises(BadRequest if verb == "update" else Invalid, match=r'unknown field "dataz"$'):
+        write(cluster.api, verb, cm(data={"a": "2"}, dataz=1), "Strict", None)
+
+
 def test_kinds_without_a_schema_have_no_unknown_fields(cluster: FakeCluster) -> None:
     info = WriteInfo()
     cluster.api.create("services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
