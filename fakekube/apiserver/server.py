@@ -366,11 +366,13 @@ class ApiServer:
         touches it again.
 
         Request options as on the wire (every write takes them): ``field_manager``
-        (``fieldManager``; a create that names one records ``metadata.managedFields``),
+        (``fieldManager``; a write that carries one -- ``""`` for a request without the
+        parameter, named after ``user_agent`` then -- records ``metadata.managedFields``; None, an
+        in-process write, records them only on objects that already have them),
         ``field_validation`` (``Strict``, ``Warn`` -- the default -- or ``Ignore``: what to do
         with fields the kind's schema does not declare), ``dry_run`` (``dryRun=All``: everything
-        but storing), ``user_agent`` (names the manager of a tracked write without
-        ``field_manager``, as kube-apiserver does); ``info`` collects warnings (see
+        but storing), ``user_agent`` (names the manager of a write without a field manager, as
+        kube-apiserver does: the part before the first ``/``); ``info`` collects warnings (see
         :class:`WriteInfo`).
         """
         rt = self.resource(resource)

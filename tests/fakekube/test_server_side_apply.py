@@ -280,3 +280,8 @@ def test_in_process_clients_name_their_writes_to_tracked_objects_after_their_use
     Client(cluster.api, user_agent="job-controller").patch("configmaps", "c", {"data": {"a": "2"}})
     assert [(m, f) for m, _, f in owners(cluster.get("configmaps", "c"))] == [
         ("job-controller", {"f:data": {"f:a": {}}}), ("kubectl-create", {"f:data": {".": {}, "f:b": {}}})]
+
+
+def test_a_request_without_a_field_manager_is_tracked_under_its_user_agent(cluster: FakeCluster) -> None:
+    created = cluster.api.create("configmaps", cm(a="1"), field_manager="", user_agent="OpenAPI-Generator/37.0.2/python")
+    assert [e["manager"] for e in created["metadata"]["managedFields"]] == ["OpenAPI-Generator"]
