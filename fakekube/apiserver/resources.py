@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fakekube.errors import NotFound, ResourceName, UsageError
 
@@ -28,6 +29,13 @@ class ResourceType:
     subresources: frozenset[str] = frozenset()
     categories: tuple[str, ...] = ()
     custom: bool = False
+    schema: Mapping[str, Any] | None = None
+    """The kind's OpenAPI v3 schema in structural form (as a CRD version's ``openAPIV3Schema``:
+    ``$ref``-free, with ``x-kubernetes-list-type``/``-list-map-keys``/``-map-type``/
+    ``-preserve-unknown-fields``/``-embedded-resource``; ``apiVersion``, ``kind`` and ``metadata``
+    may be left out). Server-side field validation reports the fields it does not declare, and
+    server-side apply takes list and map types from it. None: no unknown-field detection, and
+    apply types lists from the strategic-merge keys."""
     names: ResourceName = field(init=False)
 
     def __post_init__(self) -> None:

@@ -20,6 +20,13 @@ from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
 from fakekube.apiserver.admission import CREATE, UPDATE, AdmissionChain, AdmissionRequest
 from fakekube.apiserver.faults import Reactor, Request
+from fakekube.apiserver.field_manager import (
+    FieldManager,
+    WriteInfo,
+    check_options,
+    decode_apply_body,
+    unsupported_media_type,
+)
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.apiserver.strategy import Context
 from fakekube.errors import (
@@ -40,7 +47,7 @@ from fakekube.machinery import selectors as sel
 from fakekube.machinery import validation as v
 from fakekube.store import ADDED, DELETED, MODIFIED, Store, StoredEvent
 
-__all__ = ["ApiServer", "Watch", "WatchEvent"]
+__all__ = ["ApiServer", "Watch", "WatchEvent", "WriteInfo"]
 
 MAX_GENERATE_ATTEMPTS = 8
 ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
@@ -144,6 +151,7 @@ class ApiServer:
         self.admission = AdmissionChain()
         self.reactors: list[Reactor] = []
         self.subresource_handlers: dict[tuple[str, str], Callable[..., dict[str, Any]]] = {}
+        self.fields = FieldManager()
         self._names = seeds.stream("apiserver/names")
         self._uids = seeds.stream("apiserver/uids")
         self._watches: dict[str, list[Watch]] = {}
@@ -347,24 +355,46 @@ class ApiServer:
 
     # ================================================================== create
     def create(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
-               dry_run: bool = False, copy_result: bool = True, fresh_body: bool = False) -> dict[str, Any]:
+               dry_run: bool = False, copy_result: bool = True, fresh_body: bool = False,
+               field_manager: str | None = None, field_validation: str | None = None,
+               user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
         """Create an object.
 
         ``copy_result=False`` returns the stored object itself, for internal callers that only
         read the result. ``fresh_body=True`` lets the server keep ``body`` instead of copying it:
         only for a caller that built it for this call, shares nothing mutable with it, and never
         touches it again.
+
+        Request options as on the wire (every write takes them): ``field_manager``
+        (``fieldManager``; a write that carries one -- ``""`` for a request without the
+        parameter, named after ``user_agent`` then -- records ``metadata.managedFields``; None, an
+        in-process write, records them only on objects that already have them),
+        ``field_validation`` (``Strict``, ``Warn`` -- the default -- or ``Ignore``: what to do
+        with fields the kind's schema does not declare), ``dry_run`` (``dryRun=All``: everything
+        but storing), ``user_agent`` (names the manager of a write without a field manager, as
+        kube-apiserver does: the part before the first ``/``); ``info`` collects warnings (see
+        :class:`WriteInfo`).
         """
         rt = self.resource(resource)
+        check_options("CreateOptions", field_manager=field_manager, field_validation=field_validation)
         ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
                       if isinstance(body, dict) else namespace)
         obj = self._body(rt, body, ns, copy=not fresh_body)
+        self.fields.check_decoded(rt, obj, field_validation, info)
+        return self._create(rt, ns, obj, dry_run=dry_run, copy_result=copy_result, field_manager=field_manager,
+                            user_agent=user_agent, info=info)
+
+    def _create(self, rt: ResourceType, ns: str, obj: dict[str, Any], *, dry_run: bool, copy_result: bool,
+                field_manager: str | None = None, user_agent: str | None = None, info: WriteInfo | None = None,
+                applied: bool = False) -> dict[str, Any]:
         meta = obj["metadata"]
         self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
         if meta.get("resourceVersion"):
             raise InternalError("resourceVersion should not be set on objects to be created")
         strategy = rt.strategy
         strategy.default(obj)
+        if not applied:
+            self.fields.track_create(rt, obj, field_manager, user_agent, self.now)
         self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
                                                dry_run=dry_run))
         strategy.default(obj)
@@ -398,6 +428,8 @@ class ApiServer:
                 raise AlreadyExists.for_object(
                     rt.names, meta["name"], retry_after=1,
                     suffix=", the server was not able to generate a unique name for the object")
+        if info is not None:
+            info.created = True
         if dry_run:
             return obj
         self._persist(rt, obj, "create", ADDED)
@@ -412,19 +444,24 @@ class ApiServer:
     # ================================================================== update
     def update(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
                subresource: str | None = None, dry_run: bool = False, copy_result: bool = True,
-               fresh_body: bool = False) -> dict[str, Any]:
-        """Update (PUT) an object or its ``status``; ``copy_result``/``fresh_body`` as for :meth:`create`."""
+               fresh_body: bool = False, field_manager: str | None = None, field_validation: str | None = None,
+               user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
+        """Update (PUT) an object or its ``status``; the other options as for :meth:`create`."""
         rt = self.resource(resource)
+        check_options("UpdateOptions", field_manager=field_manager, field_validation=field_validation)
         if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
             raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
         ns = self._ns(rt, namespace if namespace is not None else body["metadata"].get("namespace"))
         name = body["metadata"]["name"]
         self._react("update", rt, ns, name, subresource)
-        return self._update(rt, ns, name, self._body(rt, body, ns, copy=not fresh_body), subresource,
-                            dry_run=dry_run, verb="update", copy_result=copy_result)
+        new = self._body(rt, body, ns, copy=not fresh_body)
+        self.fields.check_decoded(rt, new, field_validation, info)
+        return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="update",
+                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent)
 
     def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
-                dry_run: bool, verb: str, copy_result: bool = True) -> dict[str, Any]:
+                dry_run: bool, verb: str, copy_result: bool = True, field_manager: str | None = None,
+                user_agent: str | None = None, applied: bool = False) -> dict[str, Any]:
         if subresource not in (None, "status"):
             raise NotFound(f"the server could not find the requested resource ({subresource} {rt.key})")
         if subresource == "status" and not rt.has_status:
@@ -463,6 +500,9 @@ class ApiServer:
                 else:
                     new.pop("status", None)
             strategy.prepare_for_update(new, old, ctx)
+        if not applied:
+            self.fields.track_update(rt, old, new, field_manager, user_agent, subresource, self.now)
+        if subresource != "status":
             if self.admission.mutates(rt.key, UPDATE):
                 # The body may share subtrees with the frozen stored object (fresh_body, patches);
                 # a mutating plugin gets an object of its own.
@@ -478,10 +518,11 @@ class ApiServer:
             raise self._invalid(rt, name, errors)
         self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
                                                  subresource=subresource, dry_run=dry_run))
+        self.fields.keep_times_if_unchanged(new, old)
         if new == old:
             return deep_copy(old) if copy_result else old
         if dry_run:
-            return new
+            return deep_copy(new) if copy_result else new
         if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
                 and not old_meta.get("deletionGracePeriodSeconds"):
             # ShouldDeleteDuringUpdate: the last finalizer is gone from a terminating object.
@@ -493,14 +534,32 @@ class ApiServer:
     # ================================================================== patch
     def patch(self, resource: str | ResourceType, name: str, patch: Any, *, namespace: str | None = None,
               patch_type: str = "merge", subresource: str | None = None,
-              dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
+              dry_run: bool = False, copy_result: bool = True, field_manager: str | None = None,
+              field_validation: str | None = None, force: bool | None = None, user_agent: str | None = None,
+              info: WriteInfo | None = None) -> dict[str, Any]:
+        """PATCH with ``patch_type`` a content type or ``merge``/``json``/``strategic``/``apply``.
+
+        Server-side apply (``application/apply-patch+yaml``, a YAML or JSON body or a dict)
+        needs ``field_manager``, creates the object when it is absent (``info.created``), and
+        answers 409 on fields other managers own unless ``force``. Other options as for
+        :meth:`create`; ``force`` is for apply only.
+        """
         rt = self.resource(resource)
         ns = self._ns(rt, namespace)
+        media = patching.normalize_patch_type(patch_type)
+        apply = media == patching.APPLY_PATCH_YAML
+        check_options("PatchOptions", field_manager=field_manager, field_validation=field_validation,
+                      force=force, apply=apply)
+        if media == patching.APPLY_PATCH_CBOR:
+            raise unsupported_media_type(rt)
         self._react("patch", rt, ns, name, subresource)
+        if apply:
+            assert field_manager is not None
+            return self._apply(rt, ns, name, patch, subresource, field_manager, force=bool(force), dry_run=dry_run,
+                               copy_result=copy_result, info=info)
         old = self.store.get(rt.key, ns, name)
         if old is None:
             raise NotFound.for_object(rt.names, name)
-        media = patching.normalize_patch_type(patch_type)
         # A fresh object that shares untouched subtrees with the frozen stored one; old is untouched.
         new = patching.apply_patch(old, patch, media, resource=rt.key, share=True)
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
@@ -508,20 +567,51 @@ class ApiServer:
         if new["metadata"] is old["metadata"]:  # the server sets fields on it below
             new["metadata"] = dict(old["metadata"])
         patched_meta = new["metadata"]
+        self._check_patch_preconditions(rt, name, old, patched_meta, _has_rv(patch, media))
+        for key in ("name", "namespace"):
+            if patched_meta.get(key) != old["metadata"].get(key):
+                patched_meta[key] = old["metadata"].get(key)
+        new = self._body(rt, new, ns, copy=False)
+        self.fields.check_patched(rt, new, field_validation, info, patch, media)
+        return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
+                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent)
+
+    def _check_patch_preconditions(self, rt: ResourceType, name: str, old: dict[str, Any],
+                                   patched_meta: dict[str, Any], has_rv: bool) -> None:
         if patched_meta.get("uid") not in (None, old["metadata"]["uid"]):
             raise Conflict(f'Precondition failed: UID in precondition: {patched_meta["uid"]}, '
                            f'UID in object meta: {old["metadata"]["uid"]}',
                            details={"name": name, "group": rt.group, "kind": rt.plural})
         # A resourceVersion in the patch is a precondition; without one the patch applies to the latest.
-        if _has_rv(patch, media) and patched_meta.get("resourceVersion") != old["metadata"]["resourceVersion"]:
+        if has_rv and patched_meta.get("resourceVersion") != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         patched_meta["resourceVersion"] = old["metadata"]["resourceVersion"]
-        for key in ("name", "namespace"):
-            if patched_meta.get(key) != old["metadata"].get(key):
-                patched_meta[key] = old["metadata"].get(key)
+
+    def _apply(self, rt: ResourceType, ns: str, name: str, body: Any, subresource: str | None, field_manager: str,
+               *, force: bool, dry_run: bool, copy_result: bool, info: WriteInfo | None) -> dict[str, Any]:
+        """Server-side apply: merge the applied configuration, then update or create (spec §1.6)."""
+        if subresource not in (None, "status") or (subresource == "status" and not rt.has_status):
+            raise NotFound(f"the server could not find the requested resource ({rt.key}/{subresource})")
+        config = decode_apply_body(body)
+        old = self.store.get(rt.key, ns, name)
+        if old is None and subresource is not None:
+            raise NotFound.for_object(rt.names, name)
+        new = self.fields.apply(rt, old, config, field_manager, force=force, subresource=subresource, now=self.now)
+        meta = new["metadata"]
+        if meta.get("name") != name:
+            raise BadRequest(f"the name of the object ({meta.get('name') or ''}) does not match the name on "
+                             f"the URL ({name})")
+        if old is None:
+            if meta.get("uid"):
+                raise Conflict(f'Operation cannot be fulfilled on {rt.key} "{name}": uid mismatch: the provided '
+                               f"object specified uid {meta['uid']}, and no existing object was found",
+                               details={"name": name, "group": rt.group, "kind": rt.plural})
+            new = self._body(rt, new, ns, copy=False)
+            return self._create(rt, ns, new, dry_run=dry_run, copy_result=copy_result, info=info, applied=True)
+        self._check_patch_preconditions(rt, name, old, meta, _has_rv(config, patching.MERGE_PATCH))
         new = self._body(rt, new, ns, copy=False)
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
-                            copy_result=copy_result)
+                            copy_result=copy_result, applied=True)
 
     # ================================================================== subresources
     def create_subresource(self, resource: str | ResourceType, name: str, subresource: str,
@@ -593,7 +683,7 @@ class ApiServer:
                 meta["finalizers"] = finalizers
             if not meta.get("finalizers") and not meta.get("deletionGracePeriodSeconds"):
                 return self._delete_now(rt, new, dry_run, copy_result)
-            result = old if new == old or dry_run else self._persist(rt, new, "delete", MODIFIED)
+            result = old if new == old else new if dry_run else self._persist(rt, new, "delete", MODIFIED)
             return deep_copy(result) if copy_result else result
         if not finalizers and grace == 0:
             return self._delete_now(rt, new, dry_run, copy_result)
@@ -606,7 +696,7 @@ class ApiServer:
         if rt.strategy.tracks_generation or "generation" in meta:
             meta["generation"] = int(meta.get("generation", 0)) + 1
         if dry_run:
-            return new
+            return deep_copy(new) if copy_result else new
         result = self._persist(rt, new, "delete", MODIFIED)
         return deep_copy(result) if copy_result else result
 

@@ -24,7 +24,9 @@ def _require_obj(obj: Any, verb: str) -> dict[str, Any]:
 
 
 class Client:
-    """A client bound to one API server. ``user_agent`` names the caller in nothing but the trace."""
+    """A client bound to one API server. ``user_agent`` names the caller's writes in the
+    managedFields of objects that have them (as kube-apiserver names a write without a field
+    manager after its User-Agent)."""
 
     def __init__(self, server: ApiServer, *, user_agent: str = "client") -> None:
         self.server = server
@@ -64,23 +66,24 @@ class Client:
                copy_result: bool = True, fresh_body: bool = False) -> dict[str, Any]:
         obj = _require_obj(obj, "create")
         return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
-                                  copy_result=copy_result, fresh_body=fresh_body)
+                                  copy_result=copy_result, fresh_body=fresh_body, user_agent=self.user_agent)
 
     def update(self, obj: dict[str, Any], *, dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
         obj = _require_obj(obj, "update")
-        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=copy_result)
+        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=copy_result,
+                                  user_agent=self.user_agent)
 
     def update_status(self, obj: dict[str, Any], *, copy_result: bool = True,
                       fresh_body: bool = False) -> dict[str, Any]:
         obj = _require_obj(obj, "update_status")
         return self.server.update(self._kind_of(obj), obj, subresource="status", copy_result=copy_result,
-                                  fresh_body=fresh_body)
+                                  fresh_body=fresh_body, user_agent=self.user_agent)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
               patch_type: str = "merge", subresource: str | None = None,
               copy_result: bool = True) -> dict[str, Any]:
         return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
-                                 subresource=subresource, copy_result=copy_result)
+                                 subresource=subresource, copy_result=copy_result, user_agent=self.user_agent)
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube._core.clock import format_time
+from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
@@ -119,7 +120,8 @@ def _serve(server: ApiServer, crd: dict[str, Any]) -> None:
         strategy=CustomResourceStrategy(schema, has_status=has_status),
         singular=names.get("singular", ""), short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
-        subresources=frozenset({"status"} if has_status else ()), custom=True))
+        subresources=frozenset({"status"} if has_status else ()), custom=True,
+        schema=deep_copy(version["schema"]["openAPIV3Schema"])))
 
 
 def install(server: ApiServer) -> None:
