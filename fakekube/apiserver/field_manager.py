@@ -27,6 +27,7 @@ What kube-apiserver's handlers and its ``managedfields.FieldManager`` chain do a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final
@@ -34,6 +35,7 @@ from weakref import WeakKeyDictionary
 
 from fakekube._core.clock import SimTime, format_time
 from fakekube._core.jsonutil import deep_copy
+from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest, Conflict, FieldError, Invalid, ResourceName, UnsupportedMediaType
 from fakekube.machinery import managed_fields as mf
@@ -137,6 +139,14 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
+def validation_schema(rt: ResourceType) -> Mapping[str, Any] | None:
+    """What field validation checks a body against: a custom resource's CRD schema, or the
+    generated schema of a built-in kind (loaded on first use)."""
+    if rt.schema is not None or rt.custom:
+        return rt.schema
+    return builtin_schemas.schema_for(rt.api_version, rt.kind)
+
+
 class FieldManager:
     """The API server's field manager: schemas per kind, field validation, managedFields, apply."""
 
@@ -158,11 +168,12 @@ class FieldManager:
 
     def unknown_fields(self, rt: ResourceType, obj: dict[str, Any]) -> list[str]:
         """The fields of ``obj`` its kind does not declare (none known without a schema)."""
-        if rt.schema is None:
-            return []
         schema = self._schemas.get(rt)
         if schema is None:
-            schema = self._schemas[rt] = StructuralSchema(rt.schema)
+            declared = validation_schema(rt)
+            if declared is None:
+                return []
+            schema = self._schemas[rt] = StructuralSchema(dict(declared))
         return unknown_fields(obj, schema)
 
     # ------------------------------------------------------------------ field validation
@@ -193,7 +204,7 @@ class FieldManager:
         """Strict: the unknown fields; Warn: none, each reported as a warning; Ignore: none.
 
         Warnings nobody collects are not computed."""
-        if validation == IGNORE or rt.schema is None or (validation != STRICT and info is None):
+        if validation == IGNORE or (validation != STRICT and info is None):
             return []
         unknown = self.unknown_fields(rt, obj)
         if validation == STRICT:

@@ -9,9 +9,8 @@
   ``queryParamVerifierV3`` concludes that the server validates fields, so ``kubectl apply`` sends
   ``fieldValidation=Strict`` instead of validating client-side) and ``components.schemas``: the
   kinds' schemas with everything they refer to.
-* :func:`schema_for` is the structural schema of a built-in kind, for unknown-field detection.
 
-Built-in kinds' schemas are the generated ones of :mod:`fakekube.http.builtin_schemas`; their
+Built-in kinds' schemas are the generated ones of :mod:`fakekube.apiserver.builtin_schemas`; their
 ``PATCH`` operations accept ``application/strategic-merge-patch+json``, and the schemas carry the
 merge keys this server applies. A custom resource's schema is its CRD's ``openAPIV3Schema`` for
 the served version, named as kube-apiserver names it (``io.x-k8s.jobset.v1alpha2.JobSet``), with
@@ -25,20 +24,19 @@ a CRD serving one of them) change. They are shared: serialize them, do not modif
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import json
 import weakref
 from collections.abc import Mapping
 from typing import Any, Final
 
+from fakekube.apiserver import builtin_schemas as bs
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
-from fakekube.http import builtin_schemas as bs
 from fakekube.http.custom_resources import crd_for
 from fakekube.http.discovery import GIT_VERSION
 
-__all__ = ["document", "document_hash", "root", "schema_for"]
+__all__ = ["document", "document_hash", "root"]
 
 _META: Final = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _OBJECT_META: Final = _META + "ObjectMeta"
@@ -411,46 +409,3 @@ def document(server: ApiServer, path: str) -> dict[str, Any] | None:
     if resources is None:
         return None
     return _entry(server, key, resources).doc
-
-
-def _inline(node: Any, stack: tuple[str, ...]) -> Any:
-    if isinstance(node, list):
-        return [_inline(v, stack) for v in node]
-    if not isinstance(node, dict):
-        return node
-    target = node.get("$ref")
-    if isinstance(target, str):
-        return _inline_definition(target.removeprefix(bs.REF_PREFIX), stack)
-    all_of = node.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1 and set(node) <= {"allOf", "description", "default"}:
-        return _inline(all_of[0], stack)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ("description", "x-kubernetes-group-version-kind") or key.startswith("x-kubernetes-patch-"):
-            continue
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _inline(prop, stack) for name, prop in value.items()}
-        else:
-            out[key] = _inline(value, stack)
-    return out
-
-
-def _inline_definition(name: str, stack: tuple[str, ...]) -> Any:
-    if name in stack:  # JSONSchemaProps refers to itself: stop, keeping whatever is below
-        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    return _inline(bs.schemas()[name], (*stack, name))
-
-
-@functools.cache
-def schema_for(api_version: str, kind: str) -> dict[str, Any] | None:
-    """The structural schema (no ``$ref``, no descriptions) of a built-in kind, for finding unknown
-    fields (``fieldValidation``); None for anything else. Custom resources have their CRD's schema.
-
-    Self-referencing types (a CRD's ``JSONSchemaProps``) are cut at the first repetition with
-    ``x-kubernetes-preserve-unknown-fields``. The result is shared: do not modify it.
-    """
-    name = bs.definition_name(api_version, kind)
-    if name is None:
-        return None
-    schema: dict[str, Any] = _inline_definition(name, ())
-    return schema

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fakekube._core.clock import SECOND, SimTime, parse_time
+from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest, FieldError, UsageError
-from fakekube.http import builtin_schemas
 from fakekube.http.accept import negotiate_as
 from fakekube.http.jsonpath import JsonPath, compile_path
 from fakekube.machinery import selectors as sel

@@ -154,11 +154,16 @@ def test_a_built_in_kind_with_a_schema_hook_warns_on_update_and_patch(cluster: F
         write(cluster.api, verb, cm(data={"a": "2"}, dataz=1), "Strict", None)
 
 
-def test_kinds_without_a_schema_have_no_unknown_fields(cluster: FakeCluster) -> None:
+def test_built_in_kinds_are_checked_against_their_generated_schema(cluster: FakeCluster) -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+               "spec": {"ports": [{"port": 80, "protocl": "TCP"}], "bogus": 1}}
+    with pytest.raises(BadRequest) as err:
+        cluster.api.create("services", service, field_validation="Strict", info=WriteInfo())
+    assert err.value.message == ('Service in version "v1" cannot be handled as a Service: strict decoding error: '
+                                 'unknown field "spec.bogus", unknown field "spec.ports[0].protocl"')
     info = WriteInfo()
-    cluster.api.create("services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-                                    "spec": {"ports": [{"port": 80}], "bogus": 1}}, field_validation="Strict", info=info)
-    assert info.warnings == []
+    cluster.api.create("services", service, field_validation="Warn", info=info)
+    assert info.warnings == ['unknown field "spec.bogus"', 'unknown field "spec.ports[0].protocl"']
 
 
 def test_warnings_are_not_repeated(cluster: FakeCluster) -> None:

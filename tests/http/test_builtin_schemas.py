@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import FakeCluster, UsageError
-from fakekube.http import builtin_schemas as bs
+from fakekube.apiserver import builtin_schemas as bs
 
 
 def _props(definition: str) -> dict:
@@ -18,7 +18,7 @@ def test_the_committed_file_is_what_the_generator_writes() -> None:
     if stamped != f"kubernetes Python client {kubernetes.__version__}":
         pytest.skip(f"generated from {stamped}; installed is {kubernetes.__version__}")
     assert bs.DATA_PATH.read_text(encoding="utf-8") == bs.render(bs.generate()), (
-        "fakekube/http/builtin_schemas.json is stale: run python -m fakekube.http.builtin_schemas")
+        "fakekube/apiserver/builtin_schemas.json is stale: run python -m fakekube.apiserver.builtin_schemas")
     assert bs.main(["--check"]) == 0
 
 

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from fakekube import FakeCluster
-from fakekube.http import builtin_schemas as bs
+from fakekube.apiserver import builtin_schemas as bs
 from fakekube.http import openapi_v3
 from fakekube.machinery.openapi import StructuralSchema
 
@@ -167,7 +167,7 @@ def test_custom_resource_schema_comes_from_the_crd(jobset_cluster: FakeCluster, 
 
 
 def test_schema_for_is_structural_and_finds_unknown_fields() -> None:
-    schema = openapi_v3.schema_for("v1", "Pod")
+    schema = bs.schema_for("v1", "Pod")
     assert schema is not None
     refs: set[str] = set()
     openapi_v3._refs(schema, refs)
@@ -186,13 +186,13 @@ def test_schema_for_is_structural_and_finds_unknown_fields() -> None:
 
 
 def test_schema_for_cuts_recursive_types_and_knows_only_built_ins() -> None:
-    crd = openapi_v3.schema_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+    crd = bs.schema_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
     assert crd is not None
     props = crd["properties"]["spec"]["properties"]["versions"]["items"]["properties"]["schema"]["properties"]
     top = props["openAPIV3Schema"]
     assert top["properties"]["type"] == {"type": "string"}
     assert top["properties"]["properties"]["additionalProperties"] == {
         "type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    assert openapi_v3.schema_for("v1", "Pod") is openapi_v3.schema_for("v1", "Pod")
-    assert openapi_v3.schema_for("jobset.x-k8s.io/v1alpha2", "JobSet") is None
-    assert openapi_v3.schema_for("apps/v1", "Deployment") is None
+    assert bs.schema_for("v1", "Pod") is bs.schema_for("v1", "Pod")
+    assert bs.schema_for("jobset.x-k8s.io/v1alpha2", "JobSet") is None
+    assert bs.schema_for("apps/v1", "Deployment") is None

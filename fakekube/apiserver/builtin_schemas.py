@@ -6,8 +6,8 @@ serves those schemas from ``builtin_schemas.json`` (next to it), loaded on first
 generated from the ``kubernetes`` Python client's models (a test dependency only), so fakekube
 needs no extra package at run time::
 
-    python -m fakekube.http.builtin_schemas          # rewrites builtin_schemas.json
-    python -m fakekube.http.builtin_schemas --check  # exit status 1 if it is stale
+    python -m fakekube.apiserver.builtin_schemas          # rewrites builtin_schemas.json
+    python -m fakekube.apiserver.builtin_schemas --check  # exit status 1 if it is stale
 
 What the generator derives, and from where:
 
@@ -57,10 +57,11 @@ __all__ = [
     "load",
     "ref",
     "render",
+    "schema_for",
     "schemas",
 ]
 
-#: The generated schemas, committed (regenerate with ``python -m fakekube.http.builtin_schemas``).
+#: The generated schemas, committed (regenerate with ``python -m fakekube.apiserver.builtin_schemas``).
 DATA_PATH: Final = Path(__file__).with_name("builtin_schemas.json")
 
 REF_PREFIX: Final = "#/components/schemas/"
@@ -417,10 +418,54 @@ def render(data: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m fakekube.http.builtin_schemas [--check]``: regenerate (or check) the data file."""
+    """``python -m fakekube.apiserver.builtin_schemas [--check]``: regenerate (or check) the data file."""
     return regenerate_command(argv, path=DATA_PATH, render=lambda: render(generate()),
-                              module="fakekube.http.builtin_schemas")
+                              module="fakekube.apiserver.builtin_schemas")
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --------------------------------------------------------------------------- structural schemas
+def _inline(node: Any, stack: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_inline(v, stack) for v in node]
+    if not isinstance(node, dict):
+        return node
+    target = node.get("$ref")
+    if isinstance(target, str):
+        return _inline_definition(target.removeprefix(REF_PREFIX), stack)
+    all_of = node.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and set(node) <= {"allOf", "description", "default"}:
+        return _inline(all_of[0], stack)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("description", "x-kubernetes-group-version-kind") or key.startswith("x-kubernetes-patch-"):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _inline(prop, stack) for name, prop in value.items()}
+        else:
+            out[key] = _inline(value, stack)
+    return out
+
+
+def _inline_definition(name: str, stack: tuple[str, ...]) -> Any:
+    if name in stack:  # JSONSchemaProps refers to itself: stop, keeping whatever is below
+        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return _inline(schemas()[name], (*stack, name))
+
+
+@functools.cache
+def schema_for(api_version: str, kind: str) -> dict[str, Any] | None:
+    """The structural schema (no ``$ref``, no descriptions) of a built-in kind, for finding unknown
+    fields (``fieldValidation``); None for anything else. Custom resources have their CRD's schema.
+
+    Self-referencing types (a CRD's ``JSONSchemaProps``) are cut at the first repetition with
+    ``x-kubernetes-preserve-unknown-fields``. The result is shared: do not modify it.
+    """
+    name = definition_name(api_version, kind)
+    if name is None:
+        return None
+    schema: dict[str, Any] = _inline_definition(name, ())
+    return schema
