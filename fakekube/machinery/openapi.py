@@ -317,34 +317,6 @@ def _cel() -> Any:
     return _celpy
 
 
-def _cel_escape(name: str) -> str | None:
-    """``cel.Escape`` of a property name (None when the name cannot be a CEL identifier)."""
-    if not name or name[0].isdigit():
-        return None
-    if name in _CEL_RESERVED:
-        return f"__{name}__"
-    out: list[str] = []
-    i = 0
-    while i < len(name):
-        if name.startswith("__", i):
-            out.append("__underscores__")
-            i += 2
-            continue
-        ch = name[i]
-        if ch == ".":
-            out.append("__dot__")
-        elif ch == "-":
-            out.append("__dash__")
-        elif ch == "/":
-            out.append("__slash__")
-        elif ch.isascii() and (ch.isalnum() or ch == "_"):
-            out.append(ch)
-        else:
-            return None
-        i += 1
-    return "".join(out)
-
-
 def _cel_unescape(name: str) -> str:
     """``cel.Unescape``: the property name a (possibly escaped) CEL identifier refers to."""
     if len(name) > 4 and name.startswith("__") and name.endswith("__") and name[2:-2] in _CEL_RESERVED:
