@@ -37,7 +37,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from fakekube.errors import OMIT, ErrorType, FieldError, UsageError, go_quote
+from fakekube._core.gocompat import GoFloat, go_float, go_quote, go_v
+from fakekube.errors import OMIT, ErrorType, FieldError, UsageError
 
 __all__ = ["StructuralSchema"]
 
@@ -125,48 +126,9 @@ def _set_key(v: Any) -> tuple[str, Any]:
     return (type(v).__name__, v)
 
 
-def _go_float(f: float) -> str:
-    """Go's ``%v`` of a float64 (``strconv.FormatFloat(f, 'g', -1, 64)`` with exponent threshold 6)."""
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "+Inf" if f > 0 else "-Inf"
-    if f == 0:
-        return "-0" if math.copysign(1.0, f) < 0 else "0"
-    import decimal  # lazy: only needed to render floats
-
-    sign, digits, exponent = decimal.Decimal(float.__repr__(f)).normalize().as_tuple()
-    ds = "".join(map(str, digits))
-    exp10 = len(ds) + int(exponent) - 1
-    neg = "-" if sign else ""
-    if exp10 < -4 or exp10 >= 6:
-        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
-        return f"{neg}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
-    point = exp10 + 1
-    if point <= 0:
-        return f"{neg}0.{'0' * -point}{ds}"
-    if point >= len(ds):
-        return f"{neg}{ds}{'0' * (point - len(ds))}"
-    return f"{neg}{ds[:point]}.{ds[point:]}"
-
-
-class _GoFloat(float):
-    """A float that renders like Go's ``%v`` (used for bad values in field errors)."""
-
-    def __str__(self) -> str:
-        return _go_float(self)
-
-    __repr__ = __str__
-
-
 def _go_num(v: int | float) -> Any:
     """A number as a field-error bad value: ints bare, floats rendered Go-style."""
-    return _GoFloat(v) if isinstance(v, float) else v
-
-
-def _num_str(v: int | float) -> str:
-    """Go ``%v`` of an int64 or float64."""
-    return _go_float(v) if isinstance(v, float) else str(v)
+    return GoFloat(v) if isinstance(v, float) else v
 
 
 def _json_kind(v: Any) -> tuple[str, str, Any]:
@@ -1154,26 +1116,26 @@ class _Validator:
             else:
                 ff = float(factor)
                 if ff <= 0:
-                    self._emit(errs, FieldError.invalid(self._field(name), _GoFloat(ff),
+                    self._emit(errs, FieldError.invalid(self._field(name), GoFloat(ff),
                                                         f"factor MultipleOf declared for {name} must be positive: "
-                                                        f"{_go_float(ff)}"))
+                                                        f"{go_float(ff)}"))
                 else:
                     mult = (1 / ff * num) if ff < 1 else (num / ff)
                     if not _is_json_integer(mult):
                         self._emit(errs, FieldError.invalid(self._field(name), bad,
-                                                            f"{in_body} should be a multiple of {_go_float(ff)}"))
+                                                            f"{in_body} should be a multiple of {go_float(ff)}"))
         if s.minimum is not None:
             bound: int | float = int(s.minimum) if isinstance(num, int) else float(s.minimum)
             if num < bound or (s.exclusive_minimum and num <= bound):
                 word = "greater than" if s.exclusive_minimum else "greater than or equal to"
                 self._emit(errs, FieldError.invalid(self._field(name), bad, f"{in_body} should be {word} "
-                                                    f"{_num_str(bound)}"))
+                                                    f"{go_v(bound)}"))
         if s.maximum is not None:
             bound = int(s.maximum) if isinstance(num, int) else float(s.maximum)
             if num > bound or (s.exclusive_maximum and num >= bound):
                 word = "less than" if s.exclusive_maximum else "less than or equal to"
                 self._emit(errs, FieldError.invalid(self._field(name), bad, f"{in_body} should be {word} "
-                                                    f"{_num_str(bound)}"))
+                                                    f"{go_v(bound)}"))
 
     def _schema_props(self, v: Any, s: _Node, name: str, errs: list[FieldError]) -> None:
         """``schemaPropsValidator``: anyOf, oneOf, allOf, not (best failure = first failing branch)."""

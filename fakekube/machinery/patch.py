@@ -81,13 +81,12 @@ there) are out of scope.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Final
 
+from fakekube._core.gocompat import GoJSONError, go_atoi, go_json_loads, go_s, go_stable_sort, go_type, go_v
 from fakekube.errors import (
     ApiError,
     BadRequest,
@@ -95,7 +94,6 @@ from fakekube.errors import (
     Invalid,
     UnsupportedMediaType,
     UsageError,
-    go_quote,
 )
 
 __all__ = [
@@ -246,95 +244,6 @@ def _json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _go_quote_char(ch: str) -> str:
-    """``encoding/json``'s quoteChar for the first byte of ``ch``."""
-    byte = ch.encode("utf-8")[0]
-    if byte == ord("'"):
-        return "'\\''"
-    if byte == ord('"'):
-        return "'\"'"
-    return "'" + go_quote(chr(byte))[1:-1] + "'"
-
-
-def _innermost_container(doc: str, pos: int) -> str:
-    """``{`` or ``[``: the container open at ``pos`` (strings skipped)."""
-    stack: list[str] = []
-    in_string = escaped = False
-    for ch in doc[:pos]:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append(ch)
-        elif ch in "}]" and stack:
-            stack.pop()
-    return stack[-1] if stack else ""
-
-
-_LITERALS: Final = {"t": "true", "f": "false", "n": "null"}
-
-
-def _go_syntax_message(doc: str, err: json.JSONDecodeError) -> str:
-    """Translate Python's decoder error into the message Go's scanner gives (best effort)."""
-    pos, msg = err.pos, err.msg
-    if pos >= len(doc.rstrip(" \t\r\n")) or msg.startswith("Unterminated string"):
-        return "unexpected end of JSON input"
-    ch = doc[pos]
-    if msg.startswith("Expecting value"):
-        literal = _LITERALS.get(ch)
-        if literal is not None:
-            for i, want in enumerate(literal):
-                if pos + i >= len(doc):
-                    return "unexpected end of JSON input"
-                if doc[pos + i] != want:
-                    return (f"invalid character {_go_quote_char(doc[pos + i])} in literal {literal} "
-                            f"(expecting {_go_quote_char(want)})")
-        if ch == "-" and pos + 1 < len(doc):
-            return f"invalid character {_go_quote_char(doc[pos + 1])} in numeric literal"
-        return f"invalid character {_go_quote_char(ch)} looking for beginning of value"
-    if msg.startswith("Expecting property name"):
-        return f"invalid character {_go_quote_char(ch)} looking for beginning of object key string"
-    if msg.startswith("Expecting ':'"):
-        return f"invalid character {_go_quote_char(ch)} after object key"
-    if msg.startswith("Expecting ','"):
-        where = "object key:value pair" if _innermost_container(doc, pos) == "{" else "array element"
-        return f"invalid character {_go_quote_char(ch)} after {where}"
-    if msg.startswith("Extra data"):
-        return f"invalid character {_go_quote_char(ch)} after top-level value"
-    if msg.startswith("Invalid control character"):
-        return f"invalid character {_go_quote_char(ch)} in string literal"
-    if msg.startswith("Invalid \\u"):
-        bad = next((c for c in doc[pos + 2:pos + 6] if c not in "0123456789abcdefABCDEF"), ch)
-        return f"invalid character {_go_quote_char(bad)} in \\u hexadecimal character escape"
-    if msg.startswith("Invalid \\escape"):
-        return f"invalid character {_go_quote_char(doc[pos + 1])} in string escape code"
-    return f"invalid character {_go_quote_char(ch)} looking for beginning of value"
-
-
-class _GoJSONError(Exception):
-    """A body Go's ``encoding/json`` would refuse; ``str()`` is Go's message."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise _GoJSONError("invalid character 'I' in numeric literal" if name.startswith("-")
-                       else f"invalid character {_go_quote_char(name)} looking for beginning of value")
-
-
-def _decode_json(body: bytes | str) -> Any:
-    """Decode a request body like Go's ``json.Unmarshal`` into ``interface{}`` would accept it."""
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes | bytearray) else body
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise _GoJSONError(_go_syntax_message(text, exc)) from None
-
-
 # --------------------------------------------------------------------------- JSON merge patch
 
 
@@ -405,19 +314,15 @@ class _OpError(Exception):
 
 _MISSING: Final = "missing value"
 _BAD_INDEX: Final = "invalid index referenced"
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_ATOI = re.compile(r"[+-]?[0-9]+")
 _UNESCAPE = re.compile(r"~[01]")
 
 
 def _atoi(text: str) -> int:
     """``strconv.Atoi`` with its error messages."""
-    if not _ATOI.fullmatch(text):
-        raise _OpError(f"strconv.Atoi: parsing {go_quote(text)}: invalid syntax")
-    value = int(text)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise _OpError(f"strconv.Atoi: parsing {go_quote(text)}: value out of range")
-    return value
+    try:
+        return go_atoi(text)
+    except ValueError as exc:
+        raise _OpError(str(exc)) from None
 
 
 def _bad_index(idx: int) -> _OpError:
@@ -744,89 +649,23 @@ class _SmpError(Exception):
         self.status = status
 
 
-def _go_type(value: Any) -> str:
-    """The Go dynamic type ``json.Unmarshal`` gives ``value``."""
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    return "nil"
-
-
 def _go_eq(a: Any, b: Any) -> bool:
     """Go interface equality: same dynamic type and value."""
-    return _go_type(a) == _go_type(b) and _json_equal(a, b)
-
-
-def _go_float(x: float) -> str:
-    """``fmt``'s ``%v`` for a float64."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "+Inf" if x > 0 else "-Inf"
-    if x == 0:
-        return "-0" if math.copysign(1.0, x) < 0 else "0"
-    _, digit_tuple, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    dp = len(digits) + int(exponent)
-    prefix = "-" if x < 0 else ""
-    if dp - 1 < -4 or dp - 1 >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp = dp - 1
-        return f"{prefix}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if dp <= 0:
-        return f"{prefix}0.{'0' * -dp}{digits}"
-    if dp >= len(digits):
-        return prefix + digits + "0" * (dp - len(digits))
-    return f"{prefix}{digits[:dp]}.{digits[dp:]}"
-
-
-def _go_v(value: Any) -> str:
-    """``fmt``'s ``%v`` for a decoded JSON value."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{_go_v(value[k])}" for k in sorted(value)) + "]"
-    if isinstance(value, list):
-        return "[" + " ".join(_go_v(v) for v in value) + "]"
-    return str(value)
-
-
-def _go_s(value: Any) -> str:
-    """``fmt``'s ``%s``: strings bare, other scalars as ``%!s(type=value)``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict | list):
-        return _go_v(value)
-    if value is None:
-        return "%!s(<nil>)"
-    return f"%!s({_go_type(value)}={_go_v(value)})"
+    return go_type(a) == go_type(b) and _json_equal(a, b)
 
 
 def _bad_arg_type(expected: str, actual: Any) -> _SmpError:
-    actual_type = _go_type(actual)
+    actual_type = go_type(actual)
     return _SmpError(f"expected a {expected}, but received a "
                      f"{'%!s(<nil>)' if actual_type == 'nil' else actual_type}")
 
 
 def _no_merge_key(item: dict[str, Any], key: str) -> _SmpError:
-    return _SmpError(f"map: {_go_v(item)} does not contain declared merge key: {key}")
+    return _SmpError(f"map: {go_v(item)} does not contain declared merge key: {key}")
 
 
 def _bad_patch_type(directive: Any, item: dict[str, Any]) -> _SmpError:
-    return _SmpError(f"unknown patch type: {_go_s(directive)} in map: {_go_v(item)}")
+    return _SmpError(f"unknown patch type: {go_s(directive)} in map: {go_v(item)}")
 
 
 def _extract_key(key: str, prefix: str) -> str:
@@ -878,99 +717,6 @@ def _strip_directives(value: Any) -> Any:
     if isinstance(value, list):
         return [_strip_directives(v) for v in value]
     return value
-
-
-def _go_stable_sort(items: list[Any], less: Callable[[Any, Any], bool]) -> list[Any]:
-    """Go's ``sort.SliceStable`` (insertion-sorted blocks of 20, then SymMerge).
-
-    Reproduced step for step because upstream's comparator is not a strict weak order.
-    """
-    data = list(items)
-
-    def lt(i: int, j: int) -> bool:
-        return less(data[i], data[j])
-
-    def swap(i: int, j: int) -> None:
-        data[i], data[j] = data[j], data[i]
-
-    def insertion(a: int, b: int) -> None:
-        for i in range(a + 1, b):
-            j = i
-            while j > a and lt(j, j - 1):
-                swap(j, j - 1)
-                j -= 1
-
-    def swap_range(a: int, b: int, n: int) -> None:
-        for i in range(n):
-            swap(a + i, b + i)
-
-    def rotate(a: int, m: int, b: int) -> None:
-        i, j = m - a, b - m
-        while i != j:
-            if i > j:
-                swap_range(m - i, m, j)
-                i -= j
-            else:
-                swap_range(m - i, m + j - i, i)
-                j -= i
-        swap_range(m - i, m, i)
-
-    def sym_merge(a: int, m: int, b: int) -> None:
-        if m - a == 1:
-            i, j = m, b
-            while i < j:
-                h = (i + j) // 2
-                if lt(h, a):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(a, i - 1):
-                swap(k, k + 1)
-            return
-        if b - m == 1:
-            i, j = a, m
-            while i < j:
-                h = (i + j) // 2
-                if not lt(m, h):
-                    i = h + 1
-                else:
-                    j = h
-            for k in range(m, i, -1):
-                swap(k, k - 1)
-            return
-        mid = (a + b) // 2
-        n = mid + m
-        start, r = (n - b, mid) if m > mid else (a, m)
-        p = n - 1
-        while start < r:
-            c = (start + r) // 2
-            if not lt(p - c, c):
-                start = c + 1
-            else:
-                r = c
-        end = n - start
-        if start < m < end:
-            rotate(start, m, end)
-        if a < start < mid:
-            sym_merge(a, start, mid)
-        if mid < end < b:
-            sym_merge(mid, end, b)
-
-    n, block = len(data), 20
-    a, b = 0, block
-    while b <= n:
-        insertion(a, b)
-        a, b = b, b + block
-    insertion(a, n)
-    while block < n:
-        a, b = 0, 2 * block
-        while b <= n:
-            sym_merge(a, a + block, b)
-            a, b = b, b + 2 * block
-        if a + block < n:
-            sym_merge(a, a + block, n)
-        block *= 2
-    return data
 
 
 def _index(items: list[Any], value: Any, merge_key: str, is_map: bool) -> int:
@@ -1029,7 +775,7 @@ def _sort_by(items: list[Any], order: list[Any], merge_key: str, is_map: bool) -
                 return ix < iy
         return True
 
-    return _go_stable_sort(items, less) + deletes
+    return go_stable_sort(items, less) + deletes
 
 
 def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any],
@@ -1085,13 +831,13 @@ def _element_type(*lists: list[Any]) -> str:
     found = ""
     for items in lists:
         for item in items:
-            current = _go_type(item)
+            current = go_type(item)
             if not found:
                 found = current
                 if current == "[]interface {}":
                     raise _SmpError(_ERR_NO_LIST_OF_LISTS, 422)
             elif current != found:
-                raise _SmpError(f"list element types are not identical: {_go_v(list(lists))}")
+                raise _SmpError(f"list element types are not identical: {go_v(list(lists))}")
     if not found:
         raise _SmpError("no elements in any of the given slices")
     return found
@@ -1207,8 +953,8 @@ def _check_order_list(patch_list: list[Any], order: list[Any], merge_key: str) -
             pi += 1
         si += 1
     if pi < len(items) and si >= len(order):
-        raise _SmpError(f"The order in patch list:\n{_go_v(patch_list)}\n doesn't match "
-                        f"{_ORDER_PREFIX} list:\n{_go_v(order)}\n")
+        raise _SmpError(f"The order in patch list:\n{go_v(patch_list)}\n doesn't match "
+                        f"{_ORDER_PREFIX} list:\n{go_v(order)}\n")
 
 
 def _apply_order_directives(original: dict[str, Any], patch: dict[str, Any], schema: MergeSchema) -> None:
@@ -1293,7 +1039,7 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: M
         if value is None:
             original.pop(key, None)
             continue
-        if key not in original or _go_type(original[key]) != _go_type(value):
+        if key not in original or go_type(original[key]) != go_type(value):
             if not is_delete_list:
                 _take_patch_value(original, key, value)
             continue
@@ -1557,8 +1303,8 @@ def _decode_body(body: bytes | str | dict[str, Any] | list[Any] | None, media: s
     if not isinstance(body, bytes | bytearray | str):
         return body
     try:
-        return _decode_json(body)
-    except _GoJSONError as exc:
+        return go_json_loads(body)
+    except GoJSONError as exc:
         raise BadRequest("Invalid JSON Patch" if media == MERGE_PATCH else str(exc)) from None
 
 

@@ -689,11 +689,3 @@ def test_strategic_patch_sharing_reuses_untouched_subtrees() -> None:
 @given(st.dictionaries(KEYS, LIST_FREE, max_size=4), st.dictionaries(KEYS, LIST_FREE, max_size=4))
 def test_strategic_equals_merge_patch_without_lists(target: dict[str, Any], patch: dict[str, Any]) -> None:
     assert canon(strategic_merge_patch(target, patch, POD_SCHEMA)) == canon(json_merge_patch(target, patch))
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 8), max_size=90))
-def test_go_stable_sort_is_stable_for_consistent_orders(keys: list[int]) -> None:
-    items = list(enumerate(keys))
-    result = p._go_stable_sort(items, lambda x, y: x[1] < y[1])
-    assert result == sorted(items, key=lambda t: t[1])
