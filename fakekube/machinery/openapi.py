@@ -38,6 +38,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from fakekube._core.gocompat import GoFloat, go_float, go_quote, go_v
+from fakekube._core.jsonutil import deep_copy
 from fakekube.errors import OMIT, ErrorType, FieldError, UsageError
 
 __all__ = ["StructuralSchema"]
@@ -81,15 +82,6 @@ _CEL_RESERVED: Final = frozenset({
     "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
     "import", "let", "loop", "package", "namespace", "return", "var", "void", "while",
 })
-
-
-def _copy_json(v: Any) -> Any:
-    """Deep copy of a JSON value (``runtime.DeepCopyJSONValue``)."""
-    if isinstance(v, dict):
-        return {k: _copy_json(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_copy_json(x) for x in v]
-    return v
 
 
 def _deep_equal(a: Any, b: Any) -> bool:
@@ -592,11 +584,11 @@ def _build(raw: Mapping[str, Any], formats: frozenset[str], defaulted: list[_Nod
             elif val is False:
                 n.additional_false = True
         elif key == "default":
-            n.default = _copy_json(val)
+            n.default = deep_copy(val)
             defaulted.append(n)
         elif key == "enum":
             if val is not None:
-                n.enum = tuple(_copy_json(e) for e in val)
+                n.enum = tuple(deep_copy(e) for e in val)
         elif key == "x-kubernetes-int-or-string":
             if val:
                 n.int_or_string = True
@@ -797,7 +789,7 @@ class StructuralSchema:
         """Apply schema defaults (``defaulting.Default``); returns a new object, the input is untouched."""
         if not isinstance(obj, Mapping):
             raise UsageError("default needs an object (a mapping)")
-        out = _copy_json(dict(obj))
+        out = deep_copy(dict(obj))
         _default_in_place(out, self._root)
         return out
 
@@ -868,7 +860,7 @@ def _prune_value(x: Any, s: _Node | None, path: str | None, unknown: list[str] |
         props = s.properties or {}
         for k, v in x.items():
             if embedded and k in _META_FIELDS:
-                out[k] = _copy_json(v) if resource_root else _coerce_meta_field(k, v)
+                out[k] = deep_copy(v) if resource_root else _coerce_meta_field(k, v)
                 continue
             child = props.get(k)
             if child is None and not s.has_additional:
@@ -891,20 +883,20 @@ def _skip_prune(x: Any, s: _Node | None, path: str | None, unknown: list[str] | 
                 resource_root: bool = False) -> Any:
     """``pruning.skipPrune`` for ``x-kubernetes-preserve-unknown-fields``: unknown keys survive."""
     if s is None:
-        return _copy_json(x)
+        return deep_copy(x)
     if isinstance(x, dict):
         out: dict[str, Any] = {}
         embedded = s.embedded or resource_root
         props = s.properties or {}
         for k, v in x.items():
             if embedded and k in _META_FIELDS:
-                out[k] = _copy_json(v) if resource_root else _coerce_meta_field(k, v)
+                out[k] = deep_copy(v) if resource_root else _coerce_meta_field(k, v)
                 continue
             child = props.get(k)
             if child is None and s.has_additional:
                 child = s.additional
             elif child is None:
-                out[k] = _copy_json(v)
+                out[k] = deep_copy(v)
                 continue
             if v is None and child is not None and not child.nullable and child.default is _MISSING:
                 continue
@@ -923,15 +915,15 @@ def _join_key(path: str | None, k: str) -> str:
 def _coerce_meta_field(k: str, v: Any) -> Any:
     """``objectmeta.Coerce`` of an embedded resource's type/object meta: ObjectMeta fields only, omitempty."""
     if k != "metadata" or not isinstance(v, dict):
-        return _copy_json(v)
+        return deep_copy(v)
     out: dict[str, Any] = {}
     for name, value in v.items():
         if name not in _OBJECT_META_FIELDS or value in (None, "", 0, {}, []) or value is False:
             continue
         if name == "ownerReferences" and isinstance(value, list):
-            value = [{f: _copy_json(r[f]) for f in _OWNER_REFERENCE_FIELDS if f in r}
-                     if isinstance(r, dict) else _copy_json(r) for r in value]
-        out[name] = _copy_json(value)
+            value = [{f: deep_copy(r[f]) for f in _OWNER_REFERENCE_FIELDS if f in r}
+                     if isinstance(r, dict) else deep_copy(r) for r in value]
+        out[name] = deep_copy(value)
     return out
 
 
@@ -946,7 +938,7 @@ def _default_in_place(x: Any, s: _Node | None) -> None:
                 if prop.default is _MISSING:
                     continue
                 if k not in x or (x[k] is None and not prop.nullable):
-                    x[k] = _copy_json(prop.default)
+                    x[k] = deep_copy(prop.default)
         addl = s.additional
         for k in list(x):
             prop = props.get(k) if props else None
@@ -955,7 +947,7 @@ def _default_in_place(x: Any, s: _Node | None) -> None:
                     _default_in_place(x[k], prop)
             elif addl is not None:
                 if x[k] is None and not addl.nullable:
-                    x[k] = None if addl.default is _MISSING else _copy_json(addl.default)
+                    x[k] = None if addl.default is _MISSING else deep_copy(addl.default)
                 if addl.has_defaults:
                     _default_in_place(x[k], addl)
     elif isinstance(x, list):
@@ -964,7 +956,7 @@ def _default_in_place(x: Any, s: _Node | None) -> None:
             return
         for i, v in enumerate(x):
             if v is None and not items.nullable and items.default is not _MISSING:
-                x[i] = _copy_json(items.default)
+                x[i] = deep_copy(items.default)
             if items.has_defaults:
                 _default_in_place(x[i], items)
 

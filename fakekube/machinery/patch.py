@@ -87,6 +87,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fakekube._core.gocompat import GoJSONError, go_atoi, go_json_loads, go_s, go_stable_sort, go_type, go_v
+from fakekube._core.jsonutil import deep_copy
 from fakekube.errors import (
     ApiError,
     BadRequest,
@@ -202,15 +203,6 @@ def _not_an_object(result: Any) -> Invalid:
 # --------------------------------------------------------------------------- JSON helpers
 
 
-def _copy(value: Any) -> Any:
-    """Deep-copy a JSON-like value."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def _json_kind(value: Any) -> str:
     """The JSON type word Go's ``UnmarshalTypeError`` uses."""
     if isinstance(value, dict):
@@ -260,7 +252,7 @@ def _merge_value(cur: Any, patch: Any) -> Any:
     if not isinstance(cur, dict):
         return _pruned(patch)
     if not isinstance(patch, dict):
-        return _copy(patch)
+        return deep_copy(patch)
     for key, value in patch.items():
         if value is None:
             cur.pop(key, None)
@@ -273,14 +265,14 @@ def _merge_value(cur: Any, patch: Any) -> Any:
 
 def json_merge_patch(target: Any, patch: Any) -> Any:
     """Apply an RFC 7386 merge patch (evanphx v4 semantics): ``null`` deletes, lists replace whole."""
-    return _merge_value(_copy(target), patch)
+    return _merge_value(deep_copy(target), patch)
 
 
 def _merge_diff(original: dict[str, Any], modified: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, new in modified.items():
         if key not in original:
-            out[key] = _copy(new)
+            out[key] = deep_copy(new)
             continue
         old = original[key]
         if isinstance(old, dict) and isinstance(new, dict):
@@ -288,7 +280,7 @@ def _merge_diff(original: dict[str, Any], modified: dict[str, Any]) -> dict[str,
             if sub:
                 out[key] = sub
         elif not _json_equal(old, new):
-            out[key] = _copy(new)
+            out[key] = deep_copy(new)
     for key in original:
         if key not in modified:
             out[key] = None
@@ -302,7 +294,7 @@ def create_merge_patch(original: Any, modified: Any) -> Any:
     """
     if isinstance(original, dict) and isinstance(modified, dict):
         return _merge_diff(original, modified)
-    return _copy(modified)
+    return deep_copy(modified)
 
 
 # --------------------------------------------------------------------------- JSON patch
@@ -457,7 +449,7 @@ class _JsonPatcher:
             raise _OpError(f"add operation failed to decode path: {_MISSING}") from None
         con, key = self._locate(path, f'add operation does not apply: doc is missing path: "{path}"')
         try:
-            _add(con, key, _copy(op.get("value")))
+            _add(con, key, deep_copy(op.get("value")))
         except _OpError as exc:
             raise _OpError(f"error in add for path: '{path}': {exc}") from None
 
@@ -480,7 +472,7 @@ class _JsonPatcher:
         if path == "":
             value = op.get("value")
             if isinstance(value, dict | list):  # v4 silently ignores any other root value
-                self.root = _copy(value)
+                self.root = deep_copy(value)
             return
         con, key = self._locate(path, f"replace operation does not apply: doc is missing path: {path}")
         try:
@@ -489,7 +481,7 @@ class _JsonPatcher:
             raise _OpError(
                 f"replace operation does not apply: doc is missing key: {path}: {_MISSING}") from None
         try:
-            _set(con, key, _copy(op.get("value")))
+            _set(con, key, deep_copy(op.get("value")))
         except _OpError as exc:
             raise _OpError(f"error in remove for path: '{path}': {exc}") from None
 
@@ -552,7 +544,7 @@ class _JsonPatcher:
             raise _OpError("Unable to complete the copy, the accumulated size increase of copy is "
                            f"{self.copied}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}")
         try:
-            _add(con, key, _copy(value))
+            _add(con, key, deep_copy(value))
         except _OpError as exc:
             raise _OpError(f"error while adding value during copy: {exc}") from None
 
@@ -589,7 +581,7 @@ def json_patch(target: Any, ops: list[dict[str, Any]] | None) -> Any:
     Raises ``BadRequest`` for a malformed operation list, a 413 ``ApiError`` beyond 10000
     operations and :class:`PatchApplyError` (422) when an operation fails.
     """
-    patcher = _JsonPatcher(_copy(target))
+    patcher = _JsonPatcher(deep_copy(target))
     for op in _check_operations(ops):
         try:
             patcher.apply(op)
@@ -1073,12 +1065,12 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
     the API server does with stored objects). ``target`` is never mutated either way.
     """
     if patch is None:
-        return dict(target) if share else _copy(target)
+        return dict(target) if share else deep_copy(target)
     if not isinstance(patch, dict):
         raise BadRequest(f"json: cannot unmarshal {_json_kind(patch)} into Go value of type "
                          "map[string]interface {}")
     try:
-        merged = _merge_map(_copy_along(target, patch) if share else _copy(target), _copy(patch), schema)
+        merged = _merge_map(_copy_along(target, patch) if share else deep_copy(target), deep_copy(patch), schema)
     except _SmpError as exc:
         raise _smp_api_error(exc) from None
     return _strip_along(merged, patch) if share else _strip_directives(merged)
@@ -1103,7 +1095,7 @@ def _copy_along(target: dict[str, Any], patch: Any) -> dict[str, Any]:
         if isinstance(current, dict) and isinstance(value, dict) and name == key:
             out[name] = _copy_along(current, value)
         elif isinstance(current, dict | list):
-            out[name] = _copy(current)
+            out[name] = deep_copy(current)
     return out
 
 
