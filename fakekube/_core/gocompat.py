@@ -8,7 +8,8 @@ orderings come from Go's sort. Every such rendering lives here, once:
 * :func:`go_float`, :class:`GoFloat` -- ``%v`` of a ``float64`` (``strconv.FormatFloat(f, 'g', -1,
   64)`` with ``fmt``'s exponent threshold of 6).
 * :func:`go_type`, :func:`go_v`, :func:`go_s` -- the dynamic type, ``%v`` and ``%s`` of a value
-  ``json.Unmarshal`` decoded into ``interface{}`` (maps print their keys sorted, as ``fmt`` does).
+  ``json.Unmarshal`` decoded into ``interface{}`` (maps print their keys sorted, as ``fmt`` does);
+  :func:`go_json_kind` -- its JSON type word in an ``UnmarshalTypeError``.
 * :func:`go_atoi`, :func:`parse_int64` -- ``strconv.Atoi`` (with its error text) and
   ``strconv.ParseInt(s, 10, 64)`` on a 64-bit platform.
 * :func:`go_stable_sort` -- ``sort.SliceStable`` step for step (upstream comparators are not always
@@ -33,6 +34,7 @@ __all__ = [
     "GoJSONError",
     "go_atoi",
     "go_float",
+    "go_json_kind",
     "go_json_loads",
     "go_quote",
     "go_quote_char",
@@ -157,6 +159,21 @@ def go_type(value: Any) -> str:
     if isinstance(value, float):
         return "float64"
     return "nil"
+
+
+def go_json_kind(value: Any) -> str:
+    """The JSON type word ``encoding/json``'s ``UnmarshalTypeError`` uses (``object``, ``number``...)."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    if value is None:
+        return "null"
+    return "number"
 
 
 def go_v(value: Any) -> str:

@@ -80,14 +80,22 @@ there) are out of scope.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from fakekube._core.gocompat import GoJSONError, go_atoi, go_json_loads, go_s, go_stable_sort, go_type, go_v
-from fakekube._core.jsonutil import deep_copy
+from fakekube._core.gocompat import (
+    GoJSONError,
+    go_atoi,
+    go_json_kind,
+    go_json_loads,
+    go_s,
+    go_stable_sort,
+    go_type,
+    go_v,
+)
+from fakekube._core.jsonutil import compact_json, deep_copy, json_equal
 from fakekube.errors import (
     ApiError,
     BadRequest,
@@ -194,46 +202,10 @@ def _too_many_operations(count: int) -> ApiError:
 def _not_an_object(result: Any) -> Invalid:
     """What decoding a non-object patch result into the typed object yields (approximate text)."""
     detail = ("couldn't get version/kind; json parse error: json: cannot unmarshal "
-              f"{_json_kind(result)} into Go value of type struct {{ APIVersion string "
+              f"{go_json_kind(result)} into Go value of type struct {{ APIVersion string "
               '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
-    err = FieldError.invalid("patch", _compact(result), detail)
+    err = FieldError.invalid("patch", compact_json(result), detail)
     return Invalid(f' "" is invalid: {err}', details={"causes": [err.cause()]}, errors=(err,))
-
-
-# --------------------------------------------------------------------------- JSON helpers
-
-
-def _json_kind(value: Any) -> str:
-    """The JSON type word Go's ``UnmarshalTypeError`` uses."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if value is None:
-        return "null"
-    return "number"
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: booleans are not numbers, ``1 == 1.0``, containers compare structurally."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    if isinstance(a, dict):
-        return (isinstance(b, dict) and a.keys() == b.keys()
-                and all(_json_equal(v, b[k]) for k, v in a.items()))
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(map(_json_equal, a, b))
-    return type(a) is type(b) and a == b
 
 
 # --------------------------------------------------------------------------- JSON merge patch
@@ -279,7 +251,7 @@ def _merge_diff(original: dict[str, Any], modified: dict[str, Any]) -> dict[str,
             sub = _merge_diff(old, new)
             if sub:
                 out[key] = sub
-        elif not _json_equal(old, new):
+        elif not json_equal(old, new):
             out[key] = deep_copy(new)
     for key in original:
         if key not in modified:
@@ -409,7 +381,7 @@ def _string_field(op: Mapping[str, Any], name: str, missing: str) -> str:
     if value is None:
         raise _OpError(f"{missing}: {_MISSING}")
     if not isinstance(value, str):
-        raise _OpError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type string")
+        raise _OpError(f"json: cannot unmarshal {go_json_kind(value)} into Go value of type string")
     return value
 
 
@@ -425,7 +397,7 @@ def _marshal_size(value: Any) -> int:
     """Bytes ``json.Marshal`` writes for ``value`` (HTML-escaping <, >, & as Go does)."""
     if value is None:
         return 0
-    text = _compact(value)
+    text = compact_json(value)
     return len(text.encode("utf-8")) + 5 * sum(text.count(c) for c in "<>&")
 
 
@@ -513,7 +485,7 @@ class _JsonPatcher:
             raise _OpError(f"test operation failed to decode path: {exc}") from None
         failed = _OpError(f"testing value {path} failed: test failed")
         if path == "":
-            if "value" not in op or not _json_equal(self.root, op["value"]):
+            if "value" not in op or not json_equal(self.root, op["value"]):
                 raise failed
             return
         con, key = self._locate(path, f"test operation does not apply: is missing path: {path}")
@@ -521,7 +493,7 @@ class _JsonPatcher:
             current = _get(con, key)
         except _OpError as exc:
             raise _OpError(f"error in test for path: '{path}': {exc}") from None
-        if "value" not in op or not _json_equal(current, op["value"]):
+        if "value" not in op or not json_equal(current, op["value"]):
             raise failed
 
     def copy(self, op: Mapping[str, Any]) -> None:
@@ -565,11 +537,11 @@ def _check_operations(ops: Any) -> list[Any]:
     if ops is None:
         return []
     if not isinstance(ops, list):
-        raise BadRequest(f"json: cannot unmarshal {_json_kind(ops)} into Go value of type jsonpatch.Patch")
+        raise BadRequest(f"json: cannot unmarshal {go_json_kind(ops)} into Go value of type jsonpatch.Patch")
     for op in ops:
         if op is not None and not isinstance(op, dict):
             raise BadRequest(
-                f"json: cannot unmarshal {_json_kind(op)} into Go value of type jsonpatch.Operation")
+                f"json: cannot unmarshal {go_json_kind(op)} into Go value of type jsonpatch.Operation")
     if len(ops) > MAX_JSON_PATCH_OPERATIONS:
         raise _too_many_operations(len(ops))
     return ops
@@ -643,7 +615,7 @@ class _SmpError(Exception):
 
 def _go_eq(a: Any, b: Any) -> bool:
     """Go interface equality: same dynamic type and value."""
-    return go_type(a) == go_type(b) and _json_equal(a, b)
+    return go_type(a) == go_type(b) and json_equal(a, b)
 
 
 def _bad_arg_type(expected: str, actual: Any) -> _SmpError:
@@ -1067,7 +1039,7 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
     if patch is None:
         return dict(target) if share else deep_copy(target)
     if not isinstance(patch, dict):
-        raise BadRequest(f"json: cannot unmarshal {_json_kind(patch)} into Go value of type "
+        raise BadRequest(f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type "
                          "map[string]interface {}")
     try:
         merged = _merge_map(_copy_along(target, patch) if share else deep_copy(target), deep_copy(patch), schema)

@@ -14,6 +14,7 @@ from fakekube._core.gocompat import (
     GoJSONError,
     go_atoi,
     go_float,
+    go_json_kind,
     go_json_loads,
     go_quote,
     go_quote_char,
@@ -55,6 +56,8 @@ def test_go_v_s_and_type_of_decoded_json() -> None:
         "x", "%!s(int64=3)", "%!s(float64=1e+06)", "%!s(<nil>)", "%!s(bool=false)"]
     assert [go_type(v) for v in ({}, [], "", True, 1, 1.0, None)] == [
         "map[string]interface {}", "[]interface {}", "string", "bool", "int64", "float64", "nil"]
+    assert [go_json_kind(v) for v in ({}, [], "", True, 1, 1.0, None)] == [
+        "object", "array", "string", "bool", "number", "number", "null"]
 
 
 def test_go_atoi_and_parse_int64() -> None:
