@@ -24,6 +24,7 @@ from fakekube.machinery.patch import (
     json_merge_patch,
     json_patch,
     schema_for,
+    schemas,
     strategic_merge_patch,
 )
 
@@ -392,7 +393,7 @@ def test_strategic_set_element_order_follows_go_slice_aliasing() -> None:
     target = {"containers": [{"name": "a"}, {"name": "b", "x": 1}, {"name": "d", "x": 2}]}
     patch = {"$setElementOrder/containers": [{"name": "b"}, {"name": "c"}],
              "containers": [{"name": "c"}, {"name": "a", "$patch": "delete"}]}
-    assert names(strategic_merge_patch(target, patch, p._POD_SPEC)["containers"]) == ["b", "d", "c"]
+    assert names(strategic_merge_patch(target, patch, schemas._POD_SPEC)["containers"]) == ["b", "d", "c"]
 
 
 def test_strategic_job_template_and_conditions() -> None:
