@@ -1,8 +1,8 @@
 """The structural-schema tree every algorithm walks: one :class:`Node` per schema node.
 
-:func:`fakekube.machinery.openapi.schema` builds it from ``openAPIV3Schema``; ``MISSING`` marks an
-absent value (no ``default``, no correlated old value), ``META_FIELDS`` are the type and object
-meta fields a resource root (or an embedded resource) carries outside its schema.
+:mod:`.schema` builds it from ``openAPIV3Schema``; ``MISSING`` marks an absent value (no
+``default``, no correlated old value); ``META_FIELDS`` are the type and object meta fields a
+resource root (or an embedded resource) carries outside its schema.
 """
 
 from __future__ import annotations
