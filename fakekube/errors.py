@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from fakekube._core.gocompat import go_quote
+
 __all__ = [
     "AlreadyExists",
     "ApiError",
@@ -113,29 +115,6 @@ class _Omit:
 
 
 OMIT: Any = _Omit()
-
-
-def go_quote(s: str) -> str:
-    """Render ``s`` as Go's ``%q`` / ``strconv.Quote`` would."""
-    out = ['"']
-    for ch in s:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def render_value(value: Any) -> str:

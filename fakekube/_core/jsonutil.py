@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from marshal import dumps as _marshal
 from marshal import loads as _unmarshal
 from typing import Any
 
-__all__ = ["deep_copy", "get_path"]
+__all__ = ["compact_json", "deep_copy", "get_path", "json_equal"]
 
 
 def deep_copy(value: Any) -> Any:
@@ -45,3 +46,22 @@ def get_path(obj: Any, *path: str | int, default: Any = None) -> Any:
         else:
             return default
     return default if cur is None else cur
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: booleans are not numbers, ``1 == 1.0``, containers compare structurally."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict):
+        return (isinstance(b, dict) and a.keys() == b.keys()
+                and all(json_equal(v, b[k]) for k, v in a.items()))
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(json_equal, a, b))
+    return type(a) is type(b) and a == b
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON text (no spaces, non-ASCII kept), as Go's ``json.Marshal`` spaces it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

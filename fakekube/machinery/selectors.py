@@ -30,12 +30,12 @@ fail later in the same handler (``FieldSelector.Transform(ConvertFieldLabel)``),
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from fakekube._core.gocompat import parse_int64
 from fakekube.errors import BadRequest, FieldError, aggregate_message, go_quote
 
 from .validation import is_qualified_name, is_valid_label_value, validate_labels
@@ -93,18 +93,6 @@ _BINARY_OPERATORS = (Operator.IN, Operator.NOT_IN, Operator.EQUALS, Operator.DOU
 _UNARY_OPERATORS = (Operator.EXISTS, Operator.DOES_NOT_EXIST)
 _VALID_OPERATORS = _BINARY_OPERATORS + _UNARY_OPERATORS
 
-_INT64_RE = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _parse_int64(text: str) -> int | None:
-    """``strconv.ParseInt(text, 10, 64)``, ``None`` on error."""
-    if not _INT64_RE.fullmatch(text):
-        return None
-    value = int(text)
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
-
-
 _MISSING: Any = object()  # a label value no selector value equals
 _EQUALITY = (Operator.IN, Operator.EQUALS, Operator.DOUBLE_EQUALS)  # "the label has one of these values"
 
@@ -132,7 +120,7 @@ def _compile_requirement(key: str, op: Operator | str, values: tuple[str, ...]) 
     if op is Operator.DOES_NOT_EXIST:
         return lambda labels: key not in labels
     if op in (Operator.GREATER_THAN, Operator.LESS_THAN):
-        want = _parse_int64(values[0]) if len(values) == 1 else None
+        want = parse_int64(values[0]) if len(values) == 1 else None
         if want is None:
             return lambda labels: False
         greater = op is Operator.GREATER_THAN
@@ -140,7 +128,7 @@ def _compile_requirement(key: str, op: Operator | str, values: tuple[str, ...]) 
         def compare(labels: Mapping[str, str]) -> bool:
             if key not in labels:
                 return False
-            have = _parse_int64(labels[key])
+            have = parse_int64(labels[key])
             if have is None:
                 return False
             return have > want if greater else have < want
@@ -230,7 +218,7 @@ def _requirement_errors(key: str, op: str, values: Sequence[str] | None) -> list
             errs.append(FieldError.invalid("values", shown,
                                            "for 'Gt', 'Lt' operators, exactly one value is required"))
         for i, value in enumerate(vals):
-            if _parse_int64(value) is None:
+            if parse_int64(value) is None:
                 errs.append(FieldError.invalid(f"values[{i}]", value,
                                                "for 'Gt', 'Lt' operators, the value must be an integer"))
     else:

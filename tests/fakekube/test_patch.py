@@ -24,6 +24,7 @@ from fakekube.machinery.patch import (
     json_merge_patch,
     json_patch,
     schema_for,
+    schemas,
     strategic_merge_patch,
 )
 
@@ -392,7 +393,7 @@ def test_strategic_set_element_order_follows_go_slice_aliasing() -> None:
     target = {"containers": [{"name": "a"}, {"name": "b", "x": 1}, {"name": "d", "x": 2}]}
     patch = {"$setElementOrder/containers": [{"name": "b"}, {"name": "c"}],
              "containers": [{"name": "c"}, {"name": "a", "$patch": "delete"}]}
-    assert names(strategic_merge_patch(target, patch, p._POD_SPEC)["containers"]) == ["b", "d", "c"]
+    assert names(strategic_merge_patch(target, patch, schemas._POD_SPEC)["containers"]) == ["b", "d", "c"]
 
 
 def test_strategic_job_template_and_conditions() -> None:
@@ -689,11 +690,3 @@ def test_strategic_patch_sharing_reuses_untouched_subtrees() -> None:
 @given(st.dictionaries(KEYS, LIST_FREE, max_size=4), st.dictionaries(KEYS, LIST_FREE, max_size=4))
 def test_strategic_equals_merge_patch_without_lists(target: dict[str, Any], patch: dict[str, Any]) -> None:
     assert canon(strategic_merge_patch(target, patch, POD_SCHEMA)) == canon(json_merge_patch(target, patch))
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 8), max_size=90))
-def test_go_stable_sort_is_stable_for_consistent_orders(keys: list[int]) -> None:
-    items = list(enumerate(keys))
-    result = p._go_stable_sort(items, lambda x, y: x[1] < y[1])
-    assert result == sorted(items, key=lambda t: t[1])

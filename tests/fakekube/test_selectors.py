@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakekube._core.gocompat import parse_int64
 from fakekube.errors import BadRequest
 from fakekube.machinery import selectors as s
 from fakekube.machinery.selectors import Operator as Op
@@ -497,7 +498,7 @@ def literal_matches(req: R, labels: dict[str, str]) -> bool:
     if op in (Op.GREATER_THAN, Op.LESS_THAN):
         if req.key not in labels or len(req.values) != 1:
             return False
-        have, want = s._parse_int64(labels[req.key]), s._parse_int64(req.values[0])
+        have, want = parse_int64(labels[req.key]), parse_int64(req.values[0])
         if have is None or want is None:
             return False
         return have > want if op is Op.GREATER_THAN else have < want

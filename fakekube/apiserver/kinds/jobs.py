@@ -266,10 +266,6 @@ def is_job_finished(job: dict[str, Any]) -> bool:
 # =========================================================================== the strategy
 
 
-def _path_prefixed(errors: list[FieldError], prefix: str) -> list[FieldError]:
-    return [dataclasses.replace(e, field=f"{prefix}.{e.field}" if e.field else prefix) for e in errors]
-
-
 def _is_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
     """``IsDomainPrefixedPath``."""
     if not value:
