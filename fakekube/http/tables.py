@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fakekube._core.clock import SECOND, SimTime, parse_time
+from fakekube._core.gocompat import go_float
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest, FieldError, UsageError
 from fakekube.http.accept import negotiate_as
 from fakekube.http.jsonpath import JsonPath, compile_path
 from fakekube.machinery import selectors as sel
-from fakekube.machinery.patch import _go_float as go_float
 
 __all__ = [
     "INCLUDE_OBJECT",

@@ -91,6 +91,8 @@ def test_admits_in_creation_order_while_the_quota_allows(fake_apiserver: Any, op
     assert cluster.elapsed == 62.01
     assert wait_for_jobset_condition(cluster, "alpha", "Completed") == 94.02  # 62.01 + 32.01
     assert wait_for_jobset_condition(cluster, "beta", "Completed") == 123.01  # created at t=1
+    # The operator writes each Event after its patch: wait (in wall time) for the third one.
+    fake_apiserver.wait_for(lambda: len(admitted_events(cluster)) == 3, timeout=WALL_TIMEOUT)
     assert admitted_events(cluster) == [
         ("zeta", "Admitted by queue team-a; quota in use pods=2 of pods=4"),
         ("beta", "Admitted by queue team-a; quota in use pods=4 of pods=4"),
