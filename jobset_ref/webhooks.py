@@ -116,7 +116,7 @@ class PodDefaulter:
         # request.obj is the API server's private copy: mutate it in place.
         try:
             default_pod(request.obj, leader_candidates=self._candidates, in_place=True,
-                        get_node=lambda node: request.server.get("nodes", node, copy=False))
+                        get_node=lambda node: request.server.get("nodes", node))
         except ApiError as err:
             raise denial_through_apiserver(err, self.name) from None
 

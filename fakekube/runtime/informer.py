@@ -13,7 +13,7 @@ from typing import Any
 from fakekube._core.clock import SimTime
 from fakekube._core.multimap import discard
 from fakekube.apiserver.server import Watch, WatchEvent
-from fakekube.runtime.client import Client
+from fakekube.runtime._shared_client import SharedClient
 
 __all__ = ["Handler", "Informer", "Key", "key_of"]
 
@@ -30,7 +30,7 @@ def key_of(obj: dict[str, Any]) -> Key:
 class Informer:
     """A cache of ``kind`` kept current by a watch, with named secondary indexes."""
 
-    def __init__(self, client: Client, kind: str, *, namespace: str | None = None,
+    def __init__(self, client: SharedClient, kind: str, *, namespace: str | None = None,
                  label_selector: str | None = None, delay: SimTime = 0) -> None:
         self.client = client
         self.kind = kind
@@ -68,7 +68,7 @@ class Informer:
         if self._watch is not None:
             return
         self._watch = self.client.watch(self.kind, self._on_event, namespace=self.namespace,
-                                        label_selector=self.label_selector, copy=False, delay=self.delay,
+                                        label_selector=self.label_selector, delay=self.delay,
                                         drop=self._maybe_drop)
         # Also relist under a 410 ERROR event (watch from an expired resourceVersion).
 
