@@ -31,6 +31,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 __all__ = [
+    "OMIT",
     "AlreadyExists",
     "ApiError",
     "BadRequest",
@@ -44,10 +45,12 @@ __all__ = [
     "Invalid",
     "MethodNotAllowed",
     "NotFound",
+    "ResourceName",
     "SimulationError",
     "TooManyRequests",
     "UnsupportedMediaType",
     "UsageError",
+    "aggregate_message",
     "go_quote",
     "render_value",
 ]

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakekube import AdmissionRequest, ApiError, BadRequest, NotFound
-from fakekube.runtime.informer import Informer
+from fakekube.runtime import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.api.pod_webhook import default_pod, denial_through_apiserver, validate_pod_create
 
