@@ -22,7 +22,7 @@ the modules inside ``runtime``) is implementation.
 
 from __future__ import annotations
 
-from fakekube.apiserver.admission import AdmissionRequest
+from fakekube.apiserver.admission import AdmissionRequest, ClusterReader
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.server import WatchEvent
 from fakekube.cluster import FakeCluster
@@ -54,6 +54,7 @@ __all__ = [
     "ApiError",
     "BadRequest",
     "Client",
+    "ClusterReader",
     "Conflict",
     "FakeCluster",
     "FakeKubeError",
