@@ -13,9 +13,9 @@ costs nothing to a project that never asks for a cluster.
 
 from __future__ import annotations
 
-from jobset_ref._lazy import lazy_exports
+from jobset_ref import _lazy
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy.lazy_exports(__name__, {
     "jobset_ref.api": (
         "FailurePolicy", "FailurePolicyAction", "FailurePolicyRule", "JobSet", "JobSetSpec", "JobSetStatus",
         "ReplicatedJob", "default_jobset", "jobset_crd", "validate_create", "validate_update",

@@ -11,10 +11,10 @@ and installing the CRD do not import pydantic and build the models.
 
 from __future__ import annotations
 
-from jobset_ref._lazy import lazy_exports
+from jobset_ref import _lazy
 from jobset_ref.api import constants as constants  # eager: a plain module, no pydantic
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+__all__, __getattr__, __dir__ = _lazy.lazy_exports(__name__, {
     "jobset_ref.api.crd": ("jobset_crd", "openapi_schema"),
     "jobset_ref.api.defaulting": ("apply_schema_defaults", "default_jobset"),
     "jobset_ref.api.models": (
