@@ -560,7 +560,7 @@ class _Run:
                 if terminal:
                     rec.terminal[key] = terminal
 
-        self.watches.append(self.cluster.client.watch(resource, on_event, copy=False))
+        self.watches.append(self.cluster.runtime.shared_client("conformance").watch(resource, on_event))
 
     # ------------------------------------------------------------------ sources
     def load_source(self, src: dict[str, Any], where: str) -> list[dict[str, Any]]:

@@ -11,11 +11,18 @@ seed always gives the same trace.
     cluster.add_nodes(4)
     cluster.apply(manifest)
     cluster.run_until(lambda: ..., timeout=600)
+
+The public modules: ``fakekube`` (the names below), ``fakekube.runtime`` (for controllers:
+informers, work queues, event recorders), ``fakekube.errors`` (the error tree and field
+errors), ``fakekube.clock`` (virtual time), ``fakekube.machinery`` (selectors, patches,
+quantities, validation helpers), ``fakekube.testing`` (object builders) and
+``fakekube.generated``. Everything else (``_core``, ``store``, ``apiserver``, ``components``,
+the modules inside ``runtime``) is implementation.
 """
 
 from __future__ import annotations
 
-from fakekube.apiserver.admission import AdmissionRequest
+from fakekube.apiserver.admission import AdmissionRequest, ClusterReader
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.server import WatchEvent
 from fakekube.cluster import FakeCluster
@@ -28,9 +35,13 @@ from fakekube.errors import (
     FieldError,
     Forbidden,
     Gone,
+    InternalError,
     Invalid,
+    MethodNotAllowed,
     NotFound,
     SimulationError,
+    TooManyRequests,
+    UnsupportedMediaType,
     UsageError,
 )
 from fakekube.runtime.client import Client
@@ -44,19 +55,24 @@ __all__ = [
     "Backoff",
     "BadRequest",
     "Client",
+    "ClusterReader",
     "Conflict",
     "FakeCluster",
     "FakeKubeError",
     "FieldError",
     "Forbidden",
     "Gone",
+    "InternalError",
     "Invalid",
+    "MethodNotAllowed",
     "NotFound",
     "Reactor",
     "Result",
     "Runtime",
     "SimulationError",
     "TerminalError",
+    "TooManyRequests",
+    "UnsupportedMediaType",
     "UsageError",
     "WatchEvent",
 ]

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from fakekube._core.gocompat import go_quote
 
 __all__ = [
+    "OMIT",
     "AlreadyExists",
     "ApiError",
     "BadRequest",
@@ -46,10 +47,12 @@ __all__ = [
     "Invalid",
     "MethodNotAllowed",
     "NotFound",
+    "ResourceName",
     "SimulationError",
     "TooManyRequests",
     "UnsupportedMediaType",
     "UsageError",
+    "aggregate_message",
     "go_quote",
     "render_value",
 ]

@@ -1,6 +1,6 @@
 """A readable timeline of what happened to JobSets and their children, for people and the CLI.
 
-A ``Timeline`` watches JobSets, Jobs, Pods, Services and Events through the public client and
+A ``Timeline`` watches JobSets, Jobs, Pods, Services and Events (the stored objects, read only) and
 turns changes into one line each: created/deleted objects, condition changes with reasons,
 restarts, and pod transitions aggregated per Job and instant ("4 pods Running"), so a
 12,800-pod JobSet still reads in a screenful.
@@ -70,13 +70,13 @@ class Timeline:
         self.entries: list[Entry] = []
         self._pod_states: dict[tuple[str, str], str] = {}
         self._pending_pods: dict[tuple[int, str, str], list[str]] = defaultdict(list)
-        client = cluster.client
+        client = cluster.runtime.shared_client("timeline")  # read-only: the stored objects, uncopied
         self._watches = [
-            client.watch("jobsets.jobset.x-k8s.io", self._on_jobset, copy=False),
-            client.watch("jobs.batch", self._on_job, copy=False),
-            client.watch("services", self._on_service, copy=False),
-            client.watch("pods", self._on_pod, copy=False),
-            client.watch("events", self._on_event, copy=False),
+            client.watch("jobsets.jobset.x-k8s.io", self._on_jobset),
+            client.watch("jobs.batch", self._on_job),
+            client.watch("services", self._on_service),
+            client.watch("pods", self._on_pod),
+            client.watch("events", self._on_event),
         ]
         self._old: dict[tuple[str, str, str], dict[str, Any]] = {}
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fakekube import AdmissionRequest, ApiError, BadRequest, NotFound
-from fakekube.runtime.informer import Informer
+from fakekube.runtime import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.api.pod_webhook import default_pod, denial_through_apiserver, validate_pod_create
 
@@ -116,7 +116,7 @@ class PodDefaulter:
         # request.obj is the API server's private copy: mutate it in place.
         try:
             default_pod(request.obj, leader_candidates=self._candidates, in_place=True,
-                        get_node=lambda node: request.server.get("nodes", node, copy=False))
+                        get_node=lambda node: request.server.get("nodes", node))
         except ApiError as err:
             raise denial_through_apiserver(err, self.name) from None
 

@@ -13,11 +13,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from fakekube.apiserver.resources import ResourceType
-    from fakekube.apiserver.server import ApiServer
 
-__all__ = ["CREATE", "DELETE", "UPDATE", "AdmissionChain", "AdmissionPlugin", "AdmissionRequest"]
+__all__ = ["CREATE", "DELETE", "UPDATE", "AdmissionChain", "AdmissionPlugin", "AdmissionRequest", "ClusterReader"]
 
 CREATE, UPDATE, DELETE = "CREATE", "UPDATE", "DELETE"
+
+
+class ClusterReader(Protocol):
+    """What a webhook may read from the API server while it admits a request (a real webhook reads
+    through its own client). Both return deep copies; a webhook never writes through the server."""
+
+    def get(self, resource: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        """One object; raises ``NotFound`` if it does not exist."""
+        ...
+
+    def list(self, resource: str, namespace: str | None = None, *, label_selector: str | None = None,
+             field_selector: str | None = None) -> dict[str, Any]:
+        """A ``<Kind>List`` of the matching objects, in (namespace, name) order."""
+        ...
 
 
 @dataclass(slots=True)
@@ -25,7 +38,7 @@ class AdmissionRequest:
     """What a webhook sees (``admission.k8s.io/v1 AdmissionRequest``, in Python).
 
     ``obj`` is a private copy the mutating plugins may change in place; ``server`` lets a
-    webhook read the cluster (as real webhooks do through their own client).
+    webhook read the cluster (as real webhooks do through their own client), nothing more.
     """
 
     operation: str
@@ -34,7 +47,7 @@ class AdmissionRequest:
     name: str
     obj: dict[str, Any]
     old_obj: dict[str, Any] | None
-    server: ApiServer
+    server: ClusterReader
     subresource: str | None = None
     dry_run: bool = False
 

@@ -141,7 +141,12 @@ def _ref(obj: dict[str, Any]) -> str:
 
 
 class ApiServer:
-    """The in-memory API server. Components and tests reach it through a client."""
+    """The in-memory API server. Components and tests reach it through a client.
+
+    The ``copy=``, ``copy_result=`` and ``fresh_body=`` keywords of its verbs are internal: they
+    exist for fakekube's two clients (``Client`` always copies, the simulators' ``SharedClient``
+    never does) and for a few read-only helpers; everything else goes through a client.
+    """
 
     def __init__(self, *, loop: EventLoop, trace: Trace, seeds: SeedTree, store: Store | None = None) -> None:
         self.loop = loop
@@ -360,10 +365,10 @@ class ApiServer:
                user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
         """Create an object.
 
-        ``copy_result=False`` returns the stored object itself, for internal callers that only
-        read the result. ``fresh_body=True`` lets the server keep ``body`` instead of copying it:
-        only for a caller that built it for this call, shares nothing mutable with it, and never
-        touches it again.
+        Internal options (see the class docstring): ``copy_result=False`` returns the stored object
+        itself, for callers that only read the result. ``fresh_body=True`` lets the server keep
+        ``body`` instead of copying it: only for a caller that built it for this call, shares
+        nothing mutable with it, and never touches it again.
 
         Request options as on the wire (every write takes them): ``field_manager``
         (``fieldManager``; a write that carries one -- ``""`` for a request without the

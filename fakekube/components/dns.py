@@ -58,6 +58,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from fakekube._core.clock import format_time
+from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
@@ -190,7 +191,7 @@ class Dns:
 
     def __init__(self, rt: Runtime, *, cluster_domain: str = CLUSTER_DOMAIN) -> None:
         self.rt = rt
-        self.client = rt.client("endpointslice-controller")
+        self.client = rt.shared_client("endpointslice-controller")
         self.domain = cluster_domain
         self.queue = rt.controller("endpointslice-controller", self._reconcile)
         self._pending_since: dict[ServiceKey, int] = {}
@@ -588,7 +589,7 @@ class Dns:
                        "metadata": {"generateName": f"{name}-", "namespace": ns, "labels": labels,
                                     "annotations": {ANNOTATION_TRIGGER_TIME: trigger},
                                     "ownerReferences": [owner]}, **body}
-                self.client.create(obj)
+                self.client.create(deep_copy(obj))  # obj shares labels, endpoints and ports
                 continue
             if eps is seen.kept and seen.verified == (ports, labels):
                 continue  # nothing it holds changed since it was found up to date
@@ -603,7 +604,7 @@ class Dns:
                                               "annotations": {**(s["metadata"].get("annotations") or {}),
                                                               ANNOTATION_TRIGGER_TIME: trigger}}}
             try:
-                self.client.update(new)
+                self.client.update(deep_copy(new))
             except NotFound:
                 self.queue.enqueue(key)
         for s in existing:

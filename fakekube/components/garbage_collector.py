@@ -18,6 +18,7 @@ import itertools
 from functools import partial
 from typing import Any
 
+from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import Conflict, NotFound
 from fakekube.runtime.context import Runtime
@@ -34,7 +35,7 @@ class GarbageCollector:
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self.client = rt.client("garbage-collector")
+        self.client = rt.shared_client("garbage-collector")
         # uid -> (ref, object, seq): seq numbers the events seen, so an owner's dependents can be
         # visited in the order of their last change (the graph's order) without reordering the
         # dependents sets on every write.
@@ -50,7 +51,7 @@ class GarbageCollector:
         self.queue.start()
         for rtype in self.rt.server.registry.all():
             self._watch(rtype.key)
-        self._crds = self.client.watch("customresourcedefinitions", self._on_crd, copy=False)
+        self._crds = self.client.watch("customresourcedefinitions", self._on_crd)
 
     def stop(self) -> None:
         self.queue.stop()
@@ -64,7 +65,7 @@ class GarbageCollector:
     def _watch(self, key: str) -> None:
         if key in self._watches or key == "events":
             return
-        self._watches[key] = self.client.watch(key, partial(self._on_event, key), copy=False)
+        self._watches[key] = self.client.watch(key, partial(self._on_event, key))
 
     def _on_crd(self, event: WatchEvent) -> None:
         spec = event.object.get("spec") or {}
@@ -156,8 +157,7 @@ class GarbageCollector:
         except StopIteration:
             return "dangling"
         try:
-            live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None,
-                                   copy=False)
+            live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None)
         except NotFound:
             return "dangling"
         meta = live["metadata"]
@@ -196,7 +196,7 @@ class GarbageCollector:
                           f"(owners gone; propagationPolicy={policy})")
         try:
             self.client.delete(ref[0], ref[2], ref[1] or None, propagation_policy=policy,
-                               preconditions={"uid": uid}, copy_result=False)
+                               preconditions={"uid": uid})
         except (NotFound, Conflict):
             return
 
@@ -234,7 +234,7 @@ class GarbageCollector:
 
     def _remove_finalizer(self, ref: Ref, finalizer: str) -> None:
         try:
-            live = self.client.get(ref[0], ref[2], ref[1] or None)
+            live = deep_copy(self.client.get(ref[0], ref[2], ref[1] or None))
         except NotFound:
             return
         remaining = [f for f in live["metadata"].get("finalizers") or () if f != finalizer]

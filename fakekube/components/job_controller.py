@@ -417,7 +417,7 @@ class JobController:
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self.client = rt.client("job-controller")
+        self.client = rt.shared_client("job-controller")
         self.recorder = rt.recorder("job-controller")
         self.queue = rt.controller("job-controller", self._sync, backoff=API_BACKOFF, verb="sync")
         self.orphan_queue = rt.controller("job-controller/orphan-pods", self._reconcile_orphan)
@@ -593,7 +593,7 @@ class JobController:
         """``removeTrackingFinalizerPatch``: a strategic merge patch deleting the finalizer."""
         namespace, name = _pod_key(pod)
         self.client.patch("pods", name, {"metadata": {"$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER]}},
-                          namespace, patch_type="strategic", copy_result=False)
+                          namespace, patch_type="strategic")
 
     # ------------------------------------------------------------------ sync
     def _sync(self, key: Key) -> None:
@@ -947,7 +947,7 @@ class JobController:
                 pod = self._pod_from_template(job, template, ix, ctx)
                 try:
                     # The pod was built for this call (fresh dicts) and only its name is read.
-                    created = self.client.create(pod, copy_result=False, fresh_body=True)
+                    created = self.client.create(pod)
                 except ApiError as err:
                     self._creation_observed(key)
                     active -= 1
@@ -1092,7 +1092,7 @@ class JobController:
             try:
                 if _has_finalizer(pod):
                     self._remove_finalizer(pod)
-                self.client.delete("pods", name, namespace, copy_result=False)
+                self.client.delete("pods", name, namespace)
             except ApiError as err:
                 self._deletion_observed(key)
                 if isinstance(err, NotFound):
@@ -1115,7 +1115,7 @@ class JobController:
         for pod in pods:
             namespace, name = _pod_key(pod)
             try:
-                self.client.delete("pods", name, namespace, copy_result=False)
+                self.client.delete("pods", name, namespace)
             except NotFound:
                 pass
             except ApiError as err:
@@ -1239,7 +1239,7 @@ class JobController:
 
     def _update_status(self, job: dict[str, Any]) -> dict[str, Any]:
         """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change."""
-        stored = self.client.update_status(job, copy_result=False)
+        stored = self.client.update_status(deep_copy(job))  # job's metadata is the stored one's
         return {**stored, "status": deep_copy(stored.get("status") or {})}
 
     def _flush_and_remove_finalizers(self, key: Key, ctx: _SyncCtx, to_remove: list[dict[str, Any]],

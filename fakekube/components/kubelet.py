@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
+from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
@@ -194,7 +195,7 @@ class Kubelet:
 
     def __init__(self, rt: Runtime, *, start_delay: SimTime = START_DELAY) -> None:
         self.rt = rt
-        self.client = rt.client("kubelet")
+        self.client = rt.shared_client("kubelet")
         self.start_delay = start_delay
         self._runs: dict[PodKey, _Run] = {}
         self._scripts: list[tuple[sel.LabelSelector, Script]] = []
@@ -242,7 +243,7 @@ class Kubelet:
 
     def fail_node(self, name: str) -> None:
         """The node stops responding: NotReady + unreachable taints; its pods fail and are deleted."""
-        node = self.client.get("nodes", name, None)
+        node = deep_copy(self.client.get("nodes", name, None))
         if name in self._failed_nodes:
             raise UsageError(f"node {name!r} has already failed")
         self._failed_nodes[name] = None
@@ -251,7 +252,7 @@ class Kubelet:
         taints += [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule", "timeAdded": now},
                    {"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": now}]
         node.setdefault("spec", {})["taints"] = taints
-        node = self.client.update(node)
+        node = deep_copy(self.client.update(node))
         status = node.setdefault("status", {})
         conditions = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
         conditions.append({"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
@@ -383,7 +384,7 @@ class Kubelet:
                 pod = {**cached, "metadata": dict(cached["metadata"]), "status": dict(cached.get("status") or {})}
             else:
                 try:
-                    pod = self.client.get("pods", run.key[1], run.key[0])
+                    pod = deep_copy(self.client.get("pods", run.key[1], run.key[0]))
                 except NotFound:
                     self._drop(run)
                     return None
@@ -394,7 +395,7 @@ class Kubelet:
             try:
                 # The body is ours alone (fresh metadata and status; spec shared with the frozen
                 # stored pod), and callers only read the result: no copies either way.
-                return self.client.update_status(pod, copy_result=False, fresh_body=True)
+                return self.client.update_status(pod)
             except Conflict:
                 continue
             except NotFound:
@@ -636,7 +637,7 @@ class Kubelet:
     def _delete(self, run: _Run) -> None:
         try:
             self.client.delete("pods", run.key[1], run.key[0], grace_period_seconds=0,
-                               preconditions={"uid": run.uid}, copy_result=False)
+                               preconditions={"uid": run.uid})
         except (NotFound, Conflict):
             pass
         except ApiError as err:

@@ -83,6 +83,7 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from fakekube._core.clock import MILLISECOND, SECOND, SimTime, format_time
+from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.apiserver.kinds.pods import set_condition
 from fakekube.errors import ApiError, Conflict, NotFound
@@ -430,7 +431,7 @@ class Scheduler:
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self.client = rt.client(DEFAULT_SCHEDULER_NAME)
+        self.client = rt.shared_client(DEFAULT_SCHEDULER_NAME)
         self.recorder = rt.recorder(DEFAULT_SCHEDULER_NAME, correlate=False)  # events.k8s.io upstream
         self._nodes: dict[str, _NodeInfo] = {}
         self._nodes_by_label: dict[Pair, dict[str, None]] = {}
@@ -1089,7 +1090,7 @@ class Scheduler:
         self._unschedulable[key] = bool(_terms(pod, "podAffinity"))
         self.rt.trace.add(f"scheduler cannot place {ns}/{name}: {message}")
         try:
-            live = self.client.get("pods", name, ns)
+            live = deep_copy(self.client.get("pods", name, ns))
         except NotFound:
             self._dequeue(key)
             return

@@ -1,13 +1,17 @@
-"""The client every component and test uses: Kubernetes verbs over the in-memory API server.
+"""The client tests and controllers use: Kubernetes verbs over the in-memory API server.
 
-Objects go in and come out as plain wire-form dicts (deep copies). ``kind`` arguments accept any
-name the API server's discovery knows: ``Pod``, ``pods``, ``po``, ``jobs.batch``, ``JobSet``.
+Objects go in and come out as plain wire-form dicts, always deep copies: what you pass is never
+kept by the server and what you get back is yours to change. ``kind`` arguments accept any name
+the API server's discovery knows: ``Pod``, ``pods``, ``po``, ``jobs.batch``, ``JobSet``.
+
+fakekube's own simulators use :class:`fakekube.runtime._shared_client.SharedClient` instead,
+the same verbs without the copies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from fakekube._core.clock import SimTime
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
@@ -23,19 +27,22 @@ def _require_obj(obj: Any, verb: str) -> dict[str, Any]:
     return obj
 
 
-class Client:
-    """A client bound to one API server. ``user_agent`` names the caller's writes in the
-    managedFields of objects that have them (as kube-apiserver names a write without a field
-    manager after its User-Agent)."""
+class _Verbs:
+    """The verbs of a client bound to one API server; ``_shares`` (fixed per class) says whether
+    objects cross the boundary as copies (``Client``) or as the server's own (``SharedClient``).
+    ``user_agent`` names the caller's writes in the managedFields of objects that have them (as
+    kube-apiserver names a write without a field manager after its User-Agent)."""
+
+    _shares: ClassVar[bool]
 
     def __init__(self, server: ApiServer, *, user_agent: str = "client") -> None:
         self.server = server
         self.user_agent = user_agent
 
     # ------------------------------------------------------------------ reads
-    def get(self, kind: str, name: str, namespace: str | None = "default", *, copy: bool = True) -> dict[str, Any]:
-        """GET one object; ``copy=False`` returns the stored object for read-only use."""
-        return self.server.get(kind, name, namespace, copy=copy)
+    def get(self, kind: str, name: str, namespace: str | None = "default") -> dict[str, Any]:
+        """GET one object."""
+        return self.server.get(kind, name, namespace, copy=not self._shares)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
@@ -45,52 +52,47 @@ class Client:
 
     def list_object(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
                     field_selector: str | None = None) -> dict[str, Any]:
-        return self.server.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
+        return self.server.list(kind, namespace, label_selector=label_selector, field_selector=field_selector,
+                                copy=not self._shares)
 
     def watch(self, kind: str, handler: Callable[[WatchEvent], None], *, namespace: str | None = None,
               resource_version: str | None = None, label_selector: str | None = None,
-              field_selector: str | None = None, copy: bool = True, delay: SimTime = 0,
+              field_selector: str | None = None, delay: SimTime = 0,
               drop: Callable[[WatchEvent], bool] | None = None) -> Watch:
         return self.server.watch(kind, handler, namespace=namespace, resource_version=resource_version,
-                                 label_selector=label_selector, field_selector=field_selector, copy=copy,
-                                 delay=delay, drop=drop)
+                                 label_selector=label_selector, field_selector=field_selector,
+                                 copy=not self._shares, delay=delay, drop=drop)
 
     # ------------------------------------------------------------------ writes
     def _kind_of(self, obj: dict[str, Any]) -> Any:
         return self.server.registry.for_object(obj)
 
-    # Two opt-ins save a deep copy each on the simulators' hot paths:
-    # ``copy_result=False`` hands back the stored object itself (the caller only reads it);
-    # ``fresh_body=True`` lets the server keep the body (built for this call, never reused).
-    def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False,
-               copy_result: bool = True, fresh_body: bool = False) -> dict[str, Any]:
+    def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False) -> dict[str, Any]:
         obj = _require_obj(obj, "create")
         return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
-                                  copy_result=copy_result, fresh_body=fresh_body, user_agent=self.user_agent)
+                                  copy_result=not self._shares, fresh_body=self._shares, user_agent=self.user_agent)
 
-    def update(self, obj: dict[str, Any], *, dry_run: bool = False, copy_result: bool = True) -> dict[str, Any]:
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         obj = _require_obj(obj, "update")
-        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=copy_result,
-                                  user_agent=self.user_agent)
+        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
+                                  fresh_body=self._shares, user_agent=self.user_agent)
 
-    def update_status(self, obj: dict[str, Any], *, copy_result: bool = True,
-                      fresh_body: bool = False) -> dict[str, Any]:
+    def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = _require_obj(obj, "update_status")
-        return self.server.update(self._kind_of(obj), obj, subresource="status", copy_result=copy_result,
-                                  fresh_body=fresh_body, user_agent=self.user_agent)
+        return self.server.update(self._kind_of(obj), obj, subresource="status", copy_result=not self._shares,
+                                  fresh_body=self._shares, user_agent=self.user_agent)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
-              patch_type: str = "merge", subresource: str | None = None,
-              copy_result: bool = True) -> dict[str, Any]:
+              patch_type: str = "merge", subresource: str | None = None) -> dict[str, Any]:
         return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
-                                 subresource=subresource, copy_result=copy_result, user_agent=self.user_agent)
+                                 subresource=subresource, copy_result=not self._shares, user_agent=self.user_agent)
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,
-               preconditions: dict[str, str] | None = None, copy_result: bool = True) -> dict[str, Any]:
+               preconditions: dict[str, str] | None = None) -> dict[str, Any]:
         return self.server.delete(kind, name, namespace=namespace, propagation_policy=propagation_policy,
                                   grace_period_seconds=grace_period_seconds, preconditions=preconditions,
-                                  copy_result=copy_result)
+                                  copy_result=not self._shares)
 
     def create_subresource(self, kind: str, name: str, subresource: str, body: dict[str, Any],
                            namespace: str | None = "default") -> dict[str, Any]:
@@ -114,3 +116,13 @@ class Client:
     @property
     def now(self) -> SimTime:
         return self.server.now
+
+
+class Client(_Verbs):
+    """A client bound to one API server. ``user_agent`` names the caller in nothing but the trace.
+
+    Every object crosses as a deep copy: bodies are copied on the way in, results (and watch
+    events) on the way out.
+    """
+
+    _shares = False

@@ -1,5 +1,9 @@
 """What a simulated component (or a user's controller) is handed: the clock, the trace, seeded
-streams, a client, shared informers, controllers and event recorders."""
+streams, a client, shared informers, controllers and event recorders.
+
+Informers and event recorders read and write through a ``SharedClient`` (frozen objects, no
+copies); what a controller gets from ``client()`` copies every object it passes or returns.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from fakekube._core.rand import SeedTree, Stream
 from fakekube._core.trace import Trace
 from fakekube.apiserver.server import ApiServer
 from fakekube.errors import ApiError
+from fakekube.runtime._shared_client import SharedClient
 from fakekube.runtime.client import Client
 from fakekube.runtime.controller import DEFAULT_BACKOFF, Backoff, Controller, Result
 from fakekube.runtime.events import EventRecorder
@@ -45,14 +50,20 @@ class Runtime:
         return self.loop.now
 
     def client(self, user_agent: str) -> Client:
+        """A client for a controller: every object crosses it as a deep copy."""
         return Client(self.server, user_agent=user_agent)
+
+    def shared_client(self, user_agent: str) -> SharedClient:
+        """The client of fakekube's simulators (internal): results are the server's frozen objects
+        (never mutate them) and bodies become the server's own; see ``fakekube.runtime._shared_client``."""
+        return SharedClient(self.server, user_agent=user_agent)
 
     def informer(self, kind: str, *, delay: SimTime = 0) -> Informer:
         """The shared informer of ``kind`` (resolved to its resource key); started on first use."""
         key = (self.server.resource(kind).key, delay)
         informer = self._informers.get(key)
         if informer is None:
-            informer = self._informers[key] = Informer(self.client("informer"), key[0], delay=delay)
+            informer = self._informers[key] = Informer(self.shared_client("informer"), key[0], delay=delay)
             informer.start()
         return informer
 
@@ -66,7 +77,7 @@ class Runtime:
     def recorder(self, component: str, *, host: str = "", correlate: bool = True) -> EventRecorder:
         """A core/v1 Event recorder; ``correlate=False`` for components whose upstream records through
         events.k8s.io (no spam filter, no aggregation)."""
-        return EventRecorder(self.client(component), component, host=host, correlate=correlate)
+        return EventRecorder(self.shared_client(component), component, host=host, correlate=correlate)
 
     def stream(self, name: str) -> Stream:
         return self.seeds.stream(name)

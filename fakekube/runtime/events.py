@@ -38,7 +38,7 @@ from typing import Any, Generic, TypeVar
 
 from fakekube._core.clock import EPOCH, SECOND, SimTime, format_time
 from fakekube.errors import AlreadyExists, ApiError, NotFound
-from fakekube.runtime.client import Client
+from fakekube.runtime._shared_client import SharedClient
 
 __all__ = ["NORMAL", "WARNING", "EventRecorder"]
 
@@ -127,7 +127,7 @@ class EventRecorder:
     """Records Events for one component (``source.component``), as a ``tools/record`` recorder
     whose broadcaster records to the API server through an ``EventCorrelator``."""
 
-    def __init__(self, client: Client, component: str, *, host: str = "", correlate: bool = True) -> None:
+    def __init__(self, client: SharedClient, component: str, *, host: str = "", correlate: bool = True) -> None:
         self.client = client
         self.component = component
         self.host = host
@@ -208,14 +208,12 @@ class EventRecorder:
             stored = None
             if logged.count > 1:
                 try:
-                    stored = self.client.patch("events", logged.name, patch, namespace, patch_type="strategic",
-                                               copy_result=False)
+                    stored = self.client.patch("events", logged.name, patch, namespace, patch_type="strategic")
                 except NotFound:
                     pass
             while stored is None:
                 try:
-                    stored = self.client.create(self._body(event, logged, namespace, last_timestamp),
-                                                copy_result=False, fresh_body=True)
+                    stored = self.client.create(self._body(event, logged, namespace, last_timestamp))
                 except AlreadyExists:
                     if logged.count > 1:
                         return

@@ -3,23 +3,32 @@
 The cache holds the server's own (frozen) objects, shared by every reader: never mutate what an
 informer returns; copy it first. Handlers run inside watch deliveries (scheduled loop events).
 A ``410 Gone`` on the stream makes the informer relist and diff, as a reflector does.
+
+An index that declares the fields it reads (``add_index(..., uses=...)``) is kept only when
+those fields change, so its function sees a read-only projection holding just those fields:
+reading any other raises ``UsageError`` instead of quietly going stale.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from fakekube._core.clock import SimTime
 from fakekube._core.multimap import discard
 from fakekube.apiserver.server import Watch, WatchEvent
-from fakekube.runtime.client import Client
+from fakekube.errors import UsageError
+from fakekube.runtime._shared_client import SharedClient
 
-__all__ = ["Handler", "Informer", "Key", "key_of"]
+__all__ = ["Handler", "Indexer", "Informer", "Key", "key_of"]
 
 Key = tuple[str, str]
 Handler = Callable[[str, dict[str, Any], dict[str, Any] | None], None]
 """``handler(event_type, obj, old)``: ADDED / MODIFIED / DELETED, with the previous cached state."""
+Indexer = Callable[[Mapping[str, Any]], list[str]]
+"""``fn(obj)``: the index values of ``obj`` (the whole object, or its declared fields only)."""
+Fields = dict[str, "Fields | None"]
+"""Declared field paths as a tree: ``None`` marks a field declared whole."""
 
 
 def key_of(obj: dict[str, Any]) -> Key:
@@ -27,10 +36,50 @@ def key_of(obj: dict[str, Any]) -> Key:
     return (meta.get("namespace") or "", meta["name"])
 
 
+def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
+    tree: Fields = {}
+    for path in sorted(paths, key=len):  # a field declared whole covers every path below it
+        node: Fields | None = tree
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if node is None:
+                break
+        else:
+            node[path[-1]] = None
+    return tree
+
+
+class _Projection(Mapping[str, Any]):
+    """The fields an index declared, read-only. Reading an undeclared one raises ``UsageError``;
+    a declared field the object lacks is missing, as in the object."""
+
+    __slots__ = ("_index", "_obj", "_path", "_tree")
+
+    def __init__(self, obj: Mapping[str, Any], tree: Fields, index: str, path: tuple[str, ...] = ()) -> None:
+        self._obj, self._tree, self._index, self._path = obj, tree, index, path
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._tree:
+            field = ".".join((*self._path, key))
+            raise UsageError(f"the index {self._index!r} read {field}, which its uses= does not declare; "
+                             f"add {field!r} to uses= (or drop uses= to recompute the index on every change)")
+        value = self._obj[key]
+        sub = self._tree[key]
+        if sub is None or not isinstance(value, dict):
+            return value
+        return _Projection(value, sub, self._index, (*self._path, key))
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self._tree if key in self._obj)
+
+    def __len__(self) -> int:
+        return sum(1 for key in self._tree if key in self._obj)
+
+
 class Informer:
     """A cache of ``kind`` kept current by a watch, with named secondary indexes."""
 
-    def __init__(self, client: Client, kind: str, *, namespace: str | None = None,
+    def __init__(self, client: SharedClient, kind: str, *, namespace: str | None = None,
                  label_selector: str | None = None, delay: SimTime = 0) -> None:
         self.client = client
         self.kind = kind
@@ -38,8 +87,9 @@ class Informer:
         self.label_selector = label_selector
         self.delay = delay
         self.cache: dict[Key, dict[str, Any]] = {}
-        self._indexers: dict[str, Callable[[dict[str, Any]], list[str]]] = {}
+        self._indexers: dict[str, Indexer] = {}
         self._uses: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+        self._fields: dict[str, Fields] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
         self._handlers: list[Handler] = []
@@ -47,16 +97,20 @@ class Informer:
         self.drop: Callable[[WatchEvent], bool] | None = None
 
     # ------------------------------------------------------------------ setup
-    def add_index(self, name: str, fn: Callable[[dict[str, Any]], list[str]], *,
-                  uses: tuple[str, ...] | None = None) -> None:
+    def add_index(self, name: str, fn: Indexer, *, uses: tuple[str, ...] | None = None) -> None:
         """Index objects by ``fn(obj)``. ``uses`` names the only fields ``fn`` reads (dotted paths,
         e.g. ``("metadata.labels", "spec.nodeName")``); an update that leaves them equal keeps the
-        previous values without calling ``fn``. Without ``uses``, ``fn`` runs on every change."""
+        previous values without calling ``fn``, and ``fn`` gets a read-only projection of the
+        object holding only those fields (reading another raises ``UsageError``). Without
+        ``uses``, ``fn`` gets the whole object and runs on every change."""
         self._indexers[name] = fn
-        self._uses[name] = None if uses is None else tuple(tuple(path.split(".")) for path in uses)
+        paths = None if uses is None else tuple(tuple(path.split(".")) for path in uses)
+        self._uses[name] = paths
+        if paths is not None:
+            self._fields[name] = _fields(paths)
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
-            values = self._values.setdefault(key, {})[name] = list(fn(obj))
+            values = self._values.setdefault(key, {})[name] = self._index_values(name, fn, obj)
             for value in values:
                 index.setdefault(value, {})[key] = None
 
@@ -68,7 +122,7 @@ class Informer:
         if self._watch is not None:
             return
         self._watch = self.client.watch(self.kind, self._on_event, namespace=self.namespace,
-                                        label_selector=self.label_selector, copy=False, delay=self.delay,
+                                        label_selector=self.label_selector, delay=self.delay,
                                         drop=self._maybe_drop)
         # Also relist under a 410 ERROR event (watch from an expired resourceVersion).
 
@@ -107,7 +161,8 @@ class Informer:
             if self._indexers:
                 previous = self._values.get(key, {})
                 current = {name: (previous[name] if old is not None and name in previous
-                                  and self._unchanged(self._uses[name], old, obj) else list(fn(obj)))
+                                  and self._unchanged(self._uses[name], old, obj)
+                                  else self._index_values(name, fn, obj))
                            for name, fn in self._indexers.items()}
                 self._values[key] = current
                 self._reindex(key, previous, current)
@@ -116,6 +171,10 @@ class Informer:
         if notify:
             for handler in self._handlers:
                 handler(kind, obj, old)
+
+    def _index_values(self, name: str, fn: Indexer, obj: dict[str, Any]) -> list[str]:
+        fields = self._fields.get(name)
+        return list(fn(obj if fields is None else _Projection(obj, fields, name)))
 
     @staticmethod
     def _unchanged(uses: tuple[tuple[str, ...], ...] | None, old: dict[str, Any], new: dict[str, Any]) -> bool:

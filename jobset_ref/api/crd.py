@@ -35,7 +35,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
-from fakekube._core.generated import regenerate_command
+from fakekube.generated import regenerate_command
 from jobset_ref.api import constants as c
 
 if TYPE_CHECKING:

@@ -15,11 +15,15 @@ __all__ = ["ConditionStatus", "DependsOnStatus", "FailurePolicyAction", "JobSetC
 
 
 class Operator(StrEnum):
+    """``Operator`` of a success policy: All or Any of the targeted Jobs."""
+
     ALL = "All"
     ANY = "Any"
 
 
 class FailurePolicyAction(StrEnum):
+    """``FailurePolicyAction``: what a matching failure policy rule does."""
+
     FAIL_JOBSET = "FailJobSet"
     RESTART_JOBSET = "RestartJobSet"
     RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS = "RestartJobSetAndIgnoreMaxRestarts"
@@ -28,27 +32,37 @@ class FailurePolicyAction(StrEnum):
 
 
 class JobSetRestartStrategy(StrEnum):
+    """``JobSetRestartStrategy``: how a JobSet restart replaces its Jobs."""
+
     RECREATE = "Recreate"
     BLOCKING_RECREATE = "BlockingRecreate"
     IN_PLACE_RESTART = "InPlaceRestart"
 
 
 class StartupPolicyOptions(StrEnum):
+    """``StartupPolicyOptions``: start replicated jobs in any order or in order."""
+
     ANY_ORDER = "AnyOrder"
     IN_ORDER = "InOrder"
 
 
 class DependsOnStatus(StrEnum):
+    """``DependsOnStatus``: the state a replicated job waits for in another."""
+
     READY = "Ready"
     COMPLETE = "Complete"
 
 
 class RetentionPolicyType(StrEnum):
+    """``RetentionPolicyType``: delete or retain the JobSet's claims with it."""
+
     DELETE = "Delete"
     RETAIN = "Retain"
 
 
 class JobSetConditionType(StrEnum):
+    """``JobSetConditionType``: the condition types of a JobSet's status."""
+
     COMPLETED = c.JOBSET_COMPLETED
     FAILED = c.JOBSET_FAILED
     SUSPENDED = c.JOBSET_SUSPENDED

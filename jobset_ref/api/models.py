@@ -132,6 +132,8 @@ class WireModel(BaseModel):
 
 
 class DependsOn(WireModel):
+    """``DependsOn``: a replicated job that must be Ready or Complete before this one starts."""
+
     name: str
     status: DependsOnStatus
 
@@ -139,6 +141,8 @@ class DependsOn(WireModel):
 
 
 class ReplicatedJob(WireModel):
+    """``ReplicatedJob``: ``replicas`` identical Jobs built from one Job template."""
+
     name: str
     group_name: str = Field("", json_schema_extra=crd(default="default"))
     #: batch/v1 JobTemplateSpec, wire form.
@@ -214,12 +218,16 @@ class ReplicatedJob(WireModel):
 
 
 class Network(WireModel):
+    """``Network``: pod DNS hostnames through a headless Service (``subdomain``)."""
+
     enable_dns_hostnames: bool | None = Field(None, alias="enableDNSHostnames")
     subdomain: str = ""
     publish_not_ready_addresses: bool | None = None
 
 
 class SuccessPolicy(WireModel):
+    """``SuccessPolicy``: the JobSet completes when All or Any targeted Jobs succeed."""
+
     operator: Operator
     target_replicated_jobs: list[str] | None = Field(None, json_schema_extra=crd(listType="atomic"))
 
@@ -227,6 +235,8 @@ class SuccessPolicy(WireModel):
 
 
 class FailurePolicyRule(WireModel):
+    """``FailurePolicyRule``: the ``action`` for a failed Job that matches the rule."""
+
     #: Required by the CRD, but the defaulting webhook (which runs before schema validation)
     #: fills an empty or absent name, so decoding accepts its absence (Go zero value "").
     name: str = Field("", json_schema_extra=crd(required=True))
@@ -239,18 +249,24 @@ class FailurePolicyRule(WireModel):
 
 
 class FailurePolicy(WireModel):
+    """``FailurePolicy``: how often and how the JobSet restarts when a Job fails."""
+
     max_restarts: Int32 = 0
     restart_strategy: JobSetRestartStrategy | None = Field(None, json_schema_extra=crd(default="Recreate"))
     rules: list[FailurePolicyRule] | None = None
 
 
 class StartupPolicy(WireModel):
+    """``StartupPolicy``: replicated jobs start in any order, or each Ready before the next."""
+
     startup_policy_order: StartupPolicyOptions
 
     ALWAYS_EMIT = ("startup_policy_order",)
 
 
 class Coordinator(WireModel):
+    """``Coordinator``: the pod whose stable DNS name every Job and pod of the JobSet gets."""
+
     replicated_job: str
     #: Go ``int`` (no ``format`` in the CRD).
     job_index: int = 0
@@ -260,10 +276,14 @@ class Coordinator(WireModel):
 
 
 class VolumeRetentionPolicy(WireModel):
+    """``VolumeRetentionPolicy``: whether the JobSet's claims go when it is deleted."""
+
     when_deleted: RetentionPolicyType | None = Field(None, json_schema_extra=crd(default="Delete"))
 
 
 class VolumeClaimPolicy(WireModel):
+    """``VolumeClaimPolicy``: PersistentVolumeClaim templates and their retention."""
+
     #: core/v1 PersistentVolumeClaim objects, wire form.
     templates: list[dict[str, Any]] | None = Field(
         None, json_schema_extra=crd(maxItems=50, listType="atomic", items_schema=_EMBEDDED))
@@ -281,6 +301,8 @@ class VolumeClaimPolicy(WireModel):
 
 
 class JobSetSpec(WireModel):
+    """``JobSetSpec``: the desired state of a JobSet."""
+
     replicated_jobs: list[ReplicatedJob] | None = Field(
         None, json_schema_extra=crd(listType="map", listMapKeys=["name"])
     )
@@ -331,6 +353,8 @@ class Condition(WireModel):
 
 
 class ReplicatedJobStatus(WireModel):
+    """``ReplicatedJobStatus``: a replicated job's Jobs counted by state, and restarts."""
+
     name: str
     ready: Int32
     succeeded: Int32
@@ -346,6 +370,8 @@ class ReplicatedJobStatus(WireModel):
 
 
 class JobSetStatus(WireModel):
+    """``JobSetStatus``: conditions, restarts, terminal state and replicated-job counts."""
+
     conditions: list[Condition] | None = Field(None, json_schema_extra=crd(listType="map", listMapKeys=["type"]))
     restarts: Int32 = 0
     restarts_count_towards_max: Int32 = 0
@@ -372,6 +398,8 @@ class JobSetStatus(WireModel):
 
 
 class JobSet(WireModel):
+    """``JobSet``: the ``jobset.x-k8s.io/v1alpha2`` object."""
+
     api_version: str = c.API_VERSION
     kind: str = c.KIND
     #: ObjectMeta, wire form.

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fakekube import AlreadyExists, ApiError, Client, NotFound
-from fakekube.runtime.events import EventRecorder
+from fakekube.runtime import EventRecorder
 from jobset_ref.api import constants as c
 from jobset_ref.controller.observe import Job, job_name
 from jobset_ref.controller.plan import WARNING, EventIntent, ReconcileError, ResumeJob, ScalingPatch

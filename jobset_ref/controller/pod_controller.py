@@ -19,7 +19,7 @@ from typing import Any
 
 from fakekube import ApiError, Result, Runtime
 from fakekube.clock import format_time
-from fakekube.runtime.informer import Informer
+from fakekube.runtime import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.api.pod_webhook import is_leader_pod, pod_name_without_suffix
 from jobset_ref.controller.apply import Applier

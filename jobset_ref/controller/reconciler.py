@@ -79,7 +79,7 @@ class JobSetReconciler:
         self.services.add_handler(self._on_owned)
         if self.in_place_gate:
             self.pods = self.rt.informer("pods")
-            self.pods.add_index(c.PODS_INDEX_BY_JOBSET_KEY, _pod_jobset_index, uses=("metadata.labels",))
+            self.pods.add_index(c.PODS_INDEX_BY_JOBSET_KEY, _pod_jobset_index, uses=("metadata.labels", "metadata.namespace"))
             self.pods.add_handler(self._on_pod)
         self.controller.start()
 

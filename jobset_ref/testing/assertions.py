@@ -40,7 +40,7 @@ def condition(obj: dict[str, Any], ctype: str) -> dict[str, Any] | None:
 def _describe_jobset(cluster: FakeCluster, name: str, namespace: str) -> str:
     """What the JobSet looks like now, for timeout messages."""
     try:
-        js = cluster.api.get(JOBSETS, name, namespace, copy=False)
+        js = cluster.get(JOBSETS, name, namespace)
     except NotFound:
         return f"JobSet {namespace}/{name} does not exist."
     status = js.get("status") or {}
@@ -77,9 +77,11 @@ def wait_for_jobset_condition(cluster: FakeCluster, name: str, ctype: str, *, st
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout < 0:
         raise UsageError(f"timeout= takes a non-negative number of virtual seconds, got {timeout!r}")
 
+    reader = cluster.runtime.shared_client("wait_for_jobset_condition")  # read-only, uncopied
+
     def holds() -> bool:
         try:
-            js = cluster.api.get(JOBSETS, name, namespace, copy=False)
+            js = reader.get(JOBSETS, name, namespace)
         except NotFound:
             return False
         found = condition(js, ctype)

@@ -19,7 +19,7 @@ COMBINED = "(combined from similar events): "
 def make(*, correlate: bool = True) -> tuple[FakeCluster, EventRecorder, dict[str, Any]]:
     cluster = FakeCluster(seed=0, simulate=False)
     config = cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}})
-    return cluster, EventRecorder(cluster.runtime.client("ctl"), "ctl", correlate=correlate), config
+    return cluster, EventRecorder(cluster.runtime.shared_client("ctl"), "ctl", correlate=correlate), config
 
 
 def stored(cluster: FakeCluster) -> list[tuple[str, str, int]]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from fakekube import FakeCluster
+import pytest
+
+from fakekube import FakeCluster, UsageError
 from fakekube.testing.builders import make_pod
 
 
@@ -45,7 +48,7 @@ def test_an_index_with_uses_is_not_recomputed_when_those_fields_are_unchanged() 
         node = pod["spec"].get("nodeName")
         return [node] if node else []
 
-    pods.add_index("node", by_node, uses=("spec.nodeName",))
+    pods.add_index("node", by_node, uses=("spec.nodeName", "metadata.name"))
     cluster.create(make_pod("p", nodeName="n1"))
     cluster.run_until_idle()
     assert calls == ["p"]
@@ -78,3 +81,48 @@ def test_an_index_added_late_covers_cached_objects_and_survives_a_relist() -> No
     pods.restart()
     cluster.run_until_idle()
     assert _names(pods.by_index("team", "red")) == ["p"] and len(pods) == 1
+
+
+def test_an_index_with_uses_sees_only_the_fields_it_declares() -> None:
+    cluster = _cluster()
+    pods = cluster.runtime.informer("pods")
+    seen: list[Mapping[str, Any]] = []
+
+    def team(pod: Mapping[str, Any]) -> list[str]:
+        seen.append(pod)
+        return [f"{pod['metadata']['namespace']}/{(pod['metadata'].get('labels') or {}).get('team')}"]
+
+    pods.add_index("team", team, uses=("metadata.labels", "metadata.namespace", "spec.nodeName"))
+    cluster.create(make_pod("p", labels={"team": "red"}))
+    cluster.run_until_idle()
+    assert _names(pods.by_index("team", "default/red")) == ["p"]
+    view = seen[0]
+    assert dict(view["metadata"]) == {"labels": {"team": "red"}, "namespace": "default"}
+    assert list(view) == ["metadata", "spec"] and len(view["spec"]) == 0  # nodeName declared, not set
+    assert view["spec"].get("nodeName") is None
+    with pytest.raises(TypeError):
+        view["metadata"]["labels"] = {}  # type: ignore[index]  # a read-only view
+    with pytest.raises(UsageError, match=r"'team' read spec\.containers"):
+        view["spec"].get("containers")
+    with pytest.raises(UsageError, match=r"read status"):
+        _ = "status" in view
+
+
+def test_an_index_reading_an_undeclared_field_fails_loudly() -> None:
+    cluster = _cluster()
+    pods = cluster.runtime.informer("pods")
+    pods.add_index("ns-team", lambda p: [f"{p['metadata'].get('namespace')}/{p['metadata']['labels']['team']}"],
+                   uses=("metadata.labels",))
+    with pytest.raises(UsageError, match=r"the index 'ns-team' read metadata\.namespace, which its uses= "
+                                         r"does not declare; add 'metadata\.namespace' to uses="):
+        cluster.create(make_pod("p", labels={"team": "red"}))  # the informer indexes it as the clock runs
+
+
+def test_a_declared_field_covers_everything_below_it() -> None:
+    cluster = _cluster()
+    pods = cluster.runtime.informer("pods")
+    cluster.create(make_pod("p", labels={"team": "red"}))
+    cluster.run_until_idle()
+    pods.add_index("name", lambda p: [f"{p['metadata']['name']}:{p['metadata']['labels']['team']}"],
+                   uses=("metadata.labels", "metadata"))
+    assert _names(pods.by_index("name", "p:red")) == ["p"]

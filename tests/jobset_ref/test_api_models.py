@@ -169,9 +169,19 @@ def test_constants_spot_checks() -> None:
                                               "MaxFailedIndexesExceeded", "PodFailurePolicy")
 
 
-def test_public_api_reexports() -> None:
+def test_the_api_package_re_exports_exactly_what_its_modules_define() -> None:
+    import importlib
+
     import jobset_ref.api as api
 
-    assert list(api.__all__) == sorted(api.__all__, key=lambda n: (not n.isupper(), n))
+    homes = [importlib.import_module(f"jobset_ref.api.{m}")
+             for m in ("crd", "defaulting", "models", "pod_webhook", "validation")]
     for name in api.__all__:
-        assert getattr(api, name) is not None, name
+        if name == "constants":
+            assert api.constants is c
+            continue
+        defining = [m for m in homes if name in m.__all__]
+        assert len(defining) == 1, (name, [m.__name__ for m in defining])
+        assert getattr(api, name) is getattr(defining[0], name), name
+    with pytest.raises(AttributeError, match=r"module 'jobset_ref\.api' has no attribute 'validate_jobset'"):
+        api.validate_jobset  # noqa: B018
