@@ -473,7 +473,8 @@ class _Run:
                 self.monitor = Monitor(self.cluster)
         self._watch("jobs.batch")
         for node in self._node_specs(cfg):
-            self.cluster.add_node(node["name"], node.get("labels"), node.get("capacity"), node.get("taints"))
+            self.cluster.add_node(node["name"], labels=node.get("labels"), capacity=node.get("capacity"),
+                                  taints=node.get("taints"))
         pods = cfg.get("pods")
         if pods is not None:
             self._script({"selector": "", **pods}, "cluster.pods")
@@ -768,7 +769,7 @@ class _Run:
             c.fail_node(self._node_of(arg))
         elif action == "addNodes":
             for node in self._node_specs({"nodes": arg if isinstance(arg, list) else [arg]}):
-                c.add_node(node["name"], node.get("labels"), node.get("capacity"), node.get("taints"))
+                c.add_node(node["name"], labels=node.get("labels"), capacity=node.get("capacity"), taints=node.get("taints"))
             c.run_until_idle()
         elif action == "script":
             self._script(arg, self.where)

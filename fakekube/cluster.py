@@ -165,7 +165,7 @@ class FakeCluster:
         return self.elapsed
 
     # ================================================================== nodes
-    def add_node(self, name: str, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
+    def add_node(self, name: str, *, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
                  taints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Register a Ready node (default capacity: 32 CPU, 128Gi, 110 pods)."""
         cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
@@ -188,13 +188,13 @@ class FakeCluster:
         n = self._nodes_added
         return f"10.0.{n // 250}.{n % 250 + 1}"
 
-    def add_nodes(self, count: int, name_prefix: str = "node", labels: dict[str, str] | None = None,
+    def add_nodes(self, count: int, *, name_prefix: str = "node", labels: dict[str, str] | None = None,
                   capacity: dict[str, Any] | None = None, taints: builtins.list[dict[str, Any]] | None = None
                   ) -> builtins.list[dict[str, Any]]:
         """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
         if not isinstance(count, int) or count < 0:
             raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
-        return [self.add_node(f"{name_prefix}-{i}", labels, capacity, taints) for i in range(count)]
+        return [self.add_node(f"{name_prefix}-{i}", labels=labels, capacity=capacity, taints=taints) for i in range(count)]
 
     # ================================================================== API verbs
     def apply(self, obj_or_yaml: Any, *, namespace: str | None = None) -> Any:
@@ -247,24 +247,24 @@ class FakeCluster:
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
         return self.client.get(kind, name, namespace)
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+    def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
-    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", patch_type: str = "merge",
+    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None) -> dict[str, Any]:
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource)
         self.run_until_idle()
         return result
 
-    def delete(self, kind: str, name: str, namespace: str = "default", propagation_policy: str | None = None,
+    def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
                grace_period_seconds: int | None = None) -> dict[str, Any]:
         result = self.client.delete(kind, name, namespace, propagation_policy=propagation_policy,
                                     grace_period_seconds=grace_period_seconds)
         self.run_until_idle()
         return result
 
-    def watch(self, kind: str, namespace: str | None = None, resource_version: str | None = None,
+    def watch(self, kind: str, namespace: str | None = None, *, resource_version: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None) -> WatchStream:
         """A watch whose events collect in ``.events`` (delivered as the loop runs)."""
         return WatchStream(self.client, kind, namespace, resource_version, label_selector, field_selector)
@@ -311,7 +311,7 @@ class FakeCluster:
         self.api.reactors.clear()
 
     # ================================================================== workload actions
-    def fail_pod(self, name: str, namespace: str = "default", exit_code: int = 1, reason: str = "Error") -> None:
+    def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:
         """The pod's containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
         self._require_simulation("fail_pod()")
         self.kubelet.fail_pod(name, namespace, exit_code=exit_code, reason=reason)
@@ -323,7 +323,7 @@ class FakeCluster:
         self.kubelet.complete_pod(name, namespace)
         self.run_until_idle()
 
-    def delete_pod(self, name: str, namespace: str = "default", grace_period_seconds: int | None = None) -> None:
+    def delete_pod(self, name: str, namespace: str = "default", *, grace_period_seconds: int | None = None) -> None:
         self.delete("pods", name, namespace, grace_period_seconds=grace_period_seconds)
 
     def evict_pod(self, name: str, namespace: str = "default") -> None:

@@ -1044,8 +1044,8 @@ class ClusterShape:
 
     def apply(self, cluster: FakeCluster) -> None:
         for node in self.nodes:
-            cluster.add_node(node.name, dict(node.labels), dict(node.capacity) or None,
-                             [dict(t) for t in node.taints] or None)
+            cluster.add_node(node.name, labels=dict(node.labels), capacity=dict(node.capacity) or None,
+                             taints=[dict(t) for t in node.taints] or None)
 
     def domains(self, key: str) -> dict[str, list[str]]:
         """Topology value → node names for label ``key``."""
