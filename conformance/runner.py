@@ -38,7 +38,7 @@ from typing import Any, cast
 import yaml
 
 from fakekube import ApiError, FakeCluster, SimulationError, UsageError
-from fakekube._core.clock import SECOND, format_offset, format_time, seconds
+from fakekube.clock import format_offset, format_time, seconds, to_seconds
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors
 
@@ -129,12 +129,13 @@ def parse_seconds(value: Any, what: str) -> float:
     raise ScenarioError(f"{what}: expected seconds (a number or a duration like '1m30s'), got {value!r}")
 
 
-def _ms(ns: int) -> int:
-    return round(ns / 1_000_000)
-
-
 def _fmt_time(ns: int | None) -> str:
-    return "never" if ns is None else f"{ns / SECOND:g}s"
+    """An instant as the virtual seconds a scenario writes (``62.01s``), exact."""
+    if ns is None:
+        return "never"
+    value = to_seconds(ns)
+    short = f"{value:g}"
+    return f"{short if float(short) == value else repr(value)}s"
 
 
 def _check_keys(obj: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = ()) -> dict[str, Any]:
@@ -839,7 +840,7 @@ class _Run:
         if "expectTime" not in step:
             return
         want = seconds(parse_seconds(step["expectTime"], f"{self.where}.expectTime"))
-        if _ms(want) != _ms(held_at):
+        if want != held_at:
             raise self.fail(f"{what} at the wrong virtual time",
                             mismatches=[f"expected t={_fmt_time(want)}, got t={_fmt_time(held_at)}"])
 
@@ -910,7 +911,7 @@ class _Run:
         if "now" in item:
             want = seconds(parse_seconds(item["now"], "now"))
             now = self.cluster.loop.now
-            return [] if _ms(want) == _ms(now) else [f"now: expected t={_fmt_time(want)}, got t={_fmt_time(now)}"]
+            return [] if want == now else [f"now: expected t={_fmt_time(want)}, got t={_fmt_time(now)}"]
         return self._check_objects(item)
 
     def _selection(self, item: dict[str, Any]) -> tuple[str, str | None, str | None, str]:
@@ -1009,7 +1010,7 @@ class _Run:
                                            status or "True"))
             want_ns = None if want_t is None else seconds(parse_seconds(want_t, f"conditionTimes.{ctype}"))
             if (got is None) != (want_ns is None) or (got is not None and want_ns is not None
-                                                     and _ms(got) != _ms(want_ns)):
+                                                     and got != want_ns):
                 out.append(f"{what}: condition {ctype_name}={status or 'True'} first held at: expected "
                            f"t={_fmt_time(want_ns)}, got t={_fmt_time(got)}")
         return out

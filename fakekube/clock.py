@@ -16,6 +16,7 @@ from fakekube._core.clock import (
     parse_time,
     seconds,
     to_datetime,
+    to_seconds,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "parse_time",
     "seconds",
     "to_datetime",
+    "to_seconds",
 ]

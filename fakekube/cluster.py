@@ -8,18 +8,35 @@ components, and offers the verbs a test needs.
 
 ``simulate=False`` gives an API server only, like envtest: no garbage collector, no Job
 controller, scheduler, kubelet or DNS; a test drives status by hand.
+
+**Virtual time** has one representation at the harness's surface: *virtual seconds as a float*.
+An instant counts seconds since the cluster started (``elapsed``, what ``run_until`` returns,
+what ``advance_to`` takes); a duration is seconds (``advance``, ``timeout=``, ``script_pods``
+durations, ``Reactor(delay_seconds=...)``). Inside, time is integer nanoseconds
+(``fakekube.clock.SimTime``): a number going in is rounded to the nearest nanosecond
+(``clock.seconds``), and every number coming out is ``clock.to_seconds(ns)``, the float nearest
+the exact instant. So instants compare exactly with the decimal a test writes, no
+``pytest.approx``::
+
+    assert cluster.run_until(lambda: ..., timeout=120) == 61.01
+
+(exact for runs shorter than about 26 virtual days). ``now`` is the same instant as an aware
+``datetime``, for comparing with the timestamps stored in objects. The options of every verb
+are keyword-only; positional arguments name the object (kind, name, namespace) or the thing
+acted on.
 """
 
 from __future__ import annotations
 
 import builtins
 import json
+import math
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fakekube._core.clock import seconds, to_datetime
+from fakekube._core.clock import SimTime, format_offset, seconds, to_datetime, to_seconds
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
@@ -79,6 +96,13 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _nanoseconds(value: Any, what: str) -> SimTime:
+    """Virtual seconds going in (an int or a float, not negative) as nanoseconds."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
+        raise UsageError(f"{what} a non-negative number of virtual seconds, got {value!r}")
+    return seconds(value)
+
+
 class FakeCluster:
     """A deterministic in-memory Kubernetes cluster on a virtual clock."""
 
@@ -134,13 +158,13 @@ class FakeCluster:
     # ================================================================== time
     @property
     def now(self) -> datetime:
-        """Virtual time as an aware UTC datetime."""
+        """The current instant as an aware UTC datetime (to compare with timestamps in objects)."""
         return to_datetime(self.loop.now)
 
     @property
     def elapsed(self) -> float:
-        """Virtual seconds since the cluster started."""
-        return self.loop.now / 1e9
+        """The current instant: virtual seconds since the cluster started."""
+        return to_seconds(self.loop.now)
 
     def run_until_idle(self, *, max_steps: int = 1_000_000) -> int:
         """Process everything due now (controllers converge); the clock does not move."""
@@ -148,21 +172,29 @@ class FakeCluster:
 
     def advance(self, seconds_: float) -> None:
         """Move virtual time forward by ``seconds_``, running everything due on the way."""
-        if not isinstance(seconds_, int | float) or isinstance(seconds_, bool) or seconds_ < 0:
-            raise UsageError(f"advance() takes a non-negative number of seconds, got {seconds_!r}")
-        self.loop.advance(seconds(seconds_))
+        self.loop.advance(_nanoseconds(seconds_, "advance() takes"))
+        self.loop.run_until_idle()
+
+    def advance_to(self, instant: float) -> None:
+        """Run to the virtual ``instant`` (seconds since start), running everything due on the way."""
+        target = _nanoseconds(instant, "advance_to() takes an instant:")
+        if target < self.loop.now:
+            raise UsageError(f"advance_to({instant!r}) is in the past: the cluster is at t={self.elapsed!r} "
+                             f"({format_offset(self.loop.now)})")
+        self.loop.run_to(target)
         self.loop.run_until_idle()
 
     def run_until(self, predicate: Callable[[], bool], *, timeout: float, max_steps: int = 10_000_000) -> float:
-        """Advance until ``predicate()`` holds; return the virtual seconds elapsed since start.
+        """Advance until ``predicate()`` holds; return the instant it first held (seconds since start).
 
         Raises ``SimulationError`` (with the trace tail) if it does not hold within ``timeout``
         virtual seconds.
         """
         if not callable(predicate):
             raise UsageError("run_until() takes a callable predicate, e.g. lambda: cluster.get(...)[...]")
-        self.loop.run_until(predicate, timeout=seconds(timeout), max_steps=max_steps)
-        return self.elapsed
+        held: SimTime = self.loop.run_until(predicate, timeout=_nanoseconds(timeout, "run_until(timeout=...) takes"),
+                                            max_steps=max_steps)
+        return to_seconds(held)
 
     # ================================================================== nodes
     def add_node(self, name: str, *, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,

@@ -19,6 +19,7 @@ __all__ = [
     "parse_time",
     "seconds",
     "to_datetime",
+    "to_seconds",
 ]
 
 SimTime = int
@@ -34,6 +35,13 @@ def seconds(value: float) -> SimTime:
     if isinstance(value, int):
         return value * SECOND
     return round(value * SECOND)
+
+
+def to_seconds(t: SimTime) -> float:
+    """The float seconds of ``t``: the double nearest the exact value, so ``to_seconds(62_010_000_000)
+    == 62.01``. The one conversion out of virtual time; :func:`seconds` inverts it exactly for any
+    ``t`` below 2**51 ns (about 26 virtual days)."""
+    return t / SECOND
 
 
 def to_datetime(t: SimTime) -> datetime:

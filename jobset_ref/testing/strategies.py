@@ -1379,15 +1379,14 @@ class FaultTimeline:
         ctx = FaultContext(jobset, namespace)
         log: list[str] = []
         for fault in sorted(self.faults, key=lambda f: f.at):
-            target = start + fault.at
-            if target > cluster.elapsed:
-                cluster.advance(target - cluster.elapsed)
+            if start + fault.at > cluster.elapsed:
+                cluster.advance_to(start + fault.at)
             line = fault.apply(cluster, ctx)
             log.append(f"t+{fault.at:g}s {line}")
             if after_each is not None:
                 after_each(fault, line)
         if until is not None and start + until > cluster.elapsed:
-            cluster.advance(start + until - cluster.elapsed)
+            cluster.advance_to(start + until)
         return log
 
     def kinds(self) -> list[str]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import pytest
 
-from fakekube import FakeCluster
+from fakekube import FakeCluster, UsageError
+from fakekube.clock import seconds, to_seconds
+from fakekube.testing import make_pod
 
 #: The positional parameters of each harness verb: what names the object (kind, name, namespace)
 #: or the one thing the verb acts on. Everything else is an option, keyword-only.
@@ -46,3 +49,39 @@ def test_an_option_passed_by_position_is_refused() -> None:
         cluster.add_node("n0", {"zone": "a"})  # type: ignore[misc]
     cluster.add_node("n0", labels={"zone": "a"})
     assert cluster.get("nodes", "n0", None)["metadata"]["labels"]["zone"] == "a"  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- virtual time
+
+
+def test_instants_come_out_as_exact_virtual_seconds() -> None:
+    cluster = FakeCluster(seed=0)
+    cluster.add_nodes(1)
+    cluster.create(make_pod("p", annotations={"fakekube.io/run-seconds": "60"}, restartPolicy="Never"))
+    held = cluster.run_until(lambda: cluster.get("pods", "p")["status"].get("phase") == "Succeeded", timeout=100)
+    assert held == 61.01 and cluster.elapsed == held  # the decimal a test writes, no approx
+    cluster.advance(0.1)
+    cluster.advance(0.2)
+    assert cluster.elapsed == 61.31  # each input is rounded to the nanosecond; no float drift
+    cluster.advance_to(100.07)
+    assert cluster.elapsed == 100.07
+
+
+def test_to_seconds_and_seconds_are_inverse() -> None:
+    for ns in (0, 1, 10_000_000, 62_010_000_000, 2**51 - 1):
+        assert seconds(to_seconds(ns)) == ns
+    assert to_seconds(62_010_000_000) == 62.01
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda c: c.advance(-1), r"advance\(\) takes a non-negative number of virtual seconds, got -1"),
+    (lambda c: c.advance(float("nan")), r"got nan"),
+    (lambda c: c.advance("10s"), r"got '10s'"),
+    (lambda c: c.run_until(lambda: False, timeout=-5), r"run_until\(timeout=...\) takes"),
+    (lambda c: c.advance_to(1.0), r"advance_to\(1.0\) is in the past: the cluster is at t=2.5"),
+])
+def test_bad_time_inputs_are_usage_errors(call: Callable[[FakeCluster], object], message: str) -> None:
+    cluster = FakeCluster(seed=0, simulate=False)
+    cluster.advance(2.5)
+    with pytest.raises(UsageError, match=message):
+        call(cluster)
