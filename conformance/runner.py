@@ -37,7 +37,7 @@ from typing import Any, cast
 
 import yaml
 
-from fakekube import ApiError, FakeCluster, SimulationError, UsageError
+from fakekube import ApiError, FakeCluster, Reactor, SimulationError, UsageError
 from fakekube.clock import format_offset, format_time, seconds, to_seconds
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors
@@ -818,7 +818,7 @@ class _Run:
         if "delaySeconds" in arg:
             kwargs["delay_seconds"] = parse_seconds(arg["delaySeconds"], f"{self.where}.delaySeconds")
         try:
-            self.cluster.inject(**kwargs)
+            self.cluster.inject(Reactor(**kwargs))
         except UsageError as err:
             raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
 

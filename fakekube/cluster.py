@@ -330,12 +330,22 @@ class FakeCluster:
         return out
 
     def inject(self, reactor: Reactor | None = None, **kwargs: Any) -> Reactor:
-        """Add a fault reactor (see ``fakekube.apiserver.faults.Reactor``); returns it for inspection."""
-        if reactor is None:
-            delay = kwargs.pop("delay_seconds", None)
-            if delay is not None:
-                kwargs["delay"] = seconds(delay)
-            reactor = Reactor(**kwargs)
+        """Add a fault reactor, ``cluster.inject(Reactor(verb=..., resource=..., error=... or
+        delay_seconds=...))``; returns it (its ``matched``/``fired`` counters) for inspection.
+
+        A kind or short name in ``reactor.resource`` (``Job``, ``jobs``) is replaced by the
+        resource's full name (``jobs.batch``), the name requests carry.
+        """
+        if kwargs or not isinstance(reactor, Reactor):
+            if kwargs:
+                given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+                hint = f"write cluster.inject(Reactor({given}))"
+            else:
+                hint = f"got {reactor!r}"
+            raise UsageError(f"inject() takes one Reactor: {hint} (from fakekube import Reactor; "
+                             "a delay is delay_seconds=..., in virtual seconds)")
+        if reactor.resource != "*":
+            reactor.resource = self.api.registry.resolve(reactor.resource).key
         self.api.reactors.append(reactor)
         return reactor
 

@@ -621,10 +621,7 @@ class Dns:
             new = {**s, **body, "metadata": {**s["metadata"], "labels": labels,
                                               "annotations": {**(s["metadata"].get("annotations") or {}),
                                                               ANNOTATION_TRIGGER_TIME: trigger}}}
-            try:
-                self.client.update(new)
-            except NotFound:
-                self.queue.enqueue(key)
+            self.client.update(new)  # NotFound (a stale cache): requeued with backoff, not at once (a livelock)
         for s in existing:
             if s["metadata"]["name"] not in keep_names:
                 try:

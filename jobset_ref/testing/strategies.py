@@ -37,7 +37,7 @@ import yaml
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from fakekube import ApiError, Conflict, FakeCluster, NotFound, UsageError
+from fakekube import ApiError, Conflict, FakeCluster, NotFound, Reactor, UsageError
 from jobset_ref.api import constants as c
 from jobset_ref.api.defaulting import apply_schema_defaults, default_jobset
 from jobset_ref.api.validation import validate_create
@@ -1341,8 +1341,8 @@ class InjectConflict(Fault):
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
         error = Conflict(f'Operation cannot be fulfilled on {self.resource} "{ctx.jobset}": injected conflict')
-        cluster.inject(verb=self.verb, resource=self.resource, nth=self.nth, subresource=self.subresource,
-                       error=error)
+        cluster.inject(Reactor(verb=self.verb, resource=self.resource, nth=self.nth, subresource=self.subresource,
+                               error=error))
         return f"inject-conflict {self.verb} {self.resource} nth={self.nth}"
 
 
@@ -1357,7 +1357,7 @@ class DelayWatch(Fault):
     times: int = 3
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
-        cluster.inject(verb=self.verb, resource=self.resource, delay_seconds=self.seconds, times=self.times)
+        cluster.inject(Reactor(verb=self.verb, resource=self.resource, delay_seconds=self.seconds, times=self.times))
         return f"delay-watch {self.verb} {self.resource} {self.seconds}s x{self.times}"
 
 

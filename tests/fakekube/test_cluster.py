@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from fakekube import FakeCluster, UsageError
+from fakekube import Conflict, FakeCluster, Reactor, UsageError
 from fakekube.clock import seconds, to_seconds
-from fakekube.testing import make_pod
+from fakekube.testing import make_configmap, make_pod
 
 #: The positional parameters of each harness verb: what names the object (kind, name, namespace)
 #: or the one thing the verb acts on. Everything else is an option, keyword-only.
@@ -85,3 +85,41 @@ def test_bad_time_inputs_are_usage_errors(call: Callable[[FakeCluster], object],
     cluster.advance(2.5)
     with pytest.raises(UsageError, match=message):
         call(cluster)
+
+
+# ---------------------------------------------------------------------- fault injection
+
+
+def test_inject_takes_a_reactor_and_resolves_the_resource_name() -> None:
+    cluster = FakeCluster(seed=0, simulate=False)
+    reactor = cluster.inject(Reactor(verb="create", resource="ConfigMap", times=1, error=Conflict("injected")))
+    assert reactor.resource == "configmaps"  # a kind would never match a request otherwise
+    with pytest.raises(Conflict, match="injected"):
+        cluster.create(make_configmap("a"))
+    cluster.create(make_configmap("a"))
+    assert (reactor.matched, reactor.fired) == (2, 1)
+
+
+def test_a_delay_reactor_postpones_watch_events_by_virtual_seconds() -> None:
+    cluster = FakeCluster(seed=0, simulate=False)
+    stream = cluster.watch("configmaps")
+    cluster.inject(Reactor(resource="configmaps", delay_seconds=1.5, times=1))
+    cluster.create(make_configmap("a"))
+    assert stream.types() == []
+    cluster.advance(1.5)
+    assert stream.types() == ["ADDED"]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda c: c.inject(verb="update", resource="jobs.batch", times=1),
+     r"inject\(\) takes one Reactor: write cluster.inject\(Reactor\(verb='update', resource='jobs.batch', times=1\)\)"),
+    (lambda c: c.inject({"verb": "update"}), r"inject\(\) takes one Reactor: got \{'verb': 'update'\}"),
+    (lambda c: c.inject(Reactor(resource="nopes", delay_seconds=1)), r"unknown resource kind 'nopes'"),
+    (lambda c: Reactor(verb="update"), r"needs error=ApiError\(...\) or delay_seconds > 0"),
+    (lambda c: Reactor(delay_seconds=-1), r"delay_seconds=...\) takes a non-negative number"),
+    (lambda c: Reactor(error="boom"), r"takes an ApiError"),  # type: ignore[arg-type]
+    (lambda c: Reactor(error=Conflict("x"), nth=0), r"nth=...\) takes a positive int"),
+])
+def test_bad_fault_injection_is_a_usage_error(call: Callable[[FakeCluster], object], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        call(FakeCluster(seed=0, simulate=False))

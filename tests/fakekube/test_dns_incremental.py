@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fakekube import Conflict
+from fakekube import Conflict, Reactor
 from fakekube._core.clock import format_time
 from fakekube.cluster import FakeCluster
 from fakekube.components import dns as dns_module
@@ -113,10 +113,7 @@ class ReferenceDns(Dns):
             new = {**s, **body, "metadata": {**s["metadata"], "labels": labels,
                                               "annotations": {**(s["metadata"].get("annotations") or {}),
                                                               ANNOTATION_TRIGGER_TIME: trigger}}}
-            try:
-                self.client.update(new)
-            except NotFound:
-                self.queue.enqueue(key)
+            self.client.update(new)
         for s in existing:
             if s["metadata"]["name"] not in keep_names:
                 try:
@@ -207,11 +204,11 @@ def run_workload(seed: int, monkeypatch: pytest.MonkeyPatch, dns_class: type[Dns
         elif op == 10:
             cluster.runtime.restart_informers()
         elif op == 11:
-            cluster.inject(resource="endpointslices", delay_seconds=rng.choice([0.001, 0.5, 2]),
-                           times=rng.randrange(1, 6))
+            cluster.inject(Reactor(resource="endpointslices", delay_seconds=rng.choice([0.001, 0.5, 2]),
+                                   times=rng.randrange(1, 6)))
         elif op == 12:
-            cluster.inject(verb="update", resource="endpointslices", times=1,
-                           error=Conflict("injected conflict"))
+            cluster.inject(Reactor(verb="update", resource="endpointslices", times=1,
+                                   error=Conflict("injected conflict")))
         elif op == 13 and (s := some("endpointslices")):
             cluster.delete("endpointslices", s["metadata"]["name"])
         elif op == 14 and (s := some("endpointslices")):  # another writer's copy: endpoints held twice
