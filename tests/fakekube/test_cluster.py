@@ -123,3 +123,35 @@ def test_a_delay_reactor_postpones_watch_events_by_virtual_seconds() -> None:
 def test_bad_fault_injection_is_a_usage_error(call: Callable[[FakeCluster], object], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         call(FakeCluster(seed=0, simulate=False))
+
+
+# ---------------------------------------------------------------------- the trace
+
+
+def test_api_writes_and_faults_are_structured_trace_records() -> None:
+    cluster = FakeCluster(seed=0, simulate=False)
+    start = len(cluster.trace)
+    cluster.advance(1.5)
+    cluster.inject(Reactor(verb="patch", resource="configmaps", times=1, error=Conflict("injected")))
+    created = cluster.create(make_configmap("a"))
+    with pytest.raises(Conflict):
+        cluster.patch("configmaps", "a", {"data": {"k": "v"}})
+    cluster.trace.add("a free-form line")
+    cluster.delete("configmaps", "a")
+    write, fault, note, delete = cluster.trace.records[start:]
+    rv = int(created["metadata"]["resourceVersion"])
+    assert (write.verb, write.resource, write.kind, write.ref, write.resource_version) == (
+        "create", "configmaps", "ConfigMap", "default/a", rv)
+    assert write.is_write and not write.is_fault and write.time == seconds(1.5)
+    assert (fault.verb, fault.resource, fault.ref, fault.code, fault.reason) == (
+        "patch", "configmaps", "default/a", 409, "Conflict")
+    assert fault.is_fault and not fault.is_write
+    assert (note.note, note.is_write, note.is_fault) == ("a free-form line", False, False)
+    assert delete.removed and delete.resource_version == rv + 1
+    assert cluster.trace.lines[start:] == [
+        f"t=00:00:01.500 create v1 ConfigMap default/a rv={rv}",
+        "t=00:00:01.500 fault patch configmaps default/a -> 409 Conflict",
+        "t=00:00:01.500 a free-form line",
+        f"t=00:00:01.500 delete v1 ConfigMap default/a rv={rv + 1} (removed)",
+    ]
+    assert cluster.trace.text().endswith("\n".join(cluster.trace.lines[start:]) + "\n")
