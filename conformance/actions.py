@@ -15,7 +15,7 @@ from conformance.checks import Checks
 from conformance.context import JOBSETS
 from conformance.matching import match_error, resolve_path
 from conformance.scenario import STEP_ACTIONS, ScenarioError, ScenarioSkipped, check_keys, parse_seconds
-from fakekube import ApiError, Reactor, SimulationError, UsageError
+from fakekube import ApiError, SimulationError, UsageError, faults
 from fakekube.clock import format_offset, seconds
 from fakekube.machinery import patch as patching
 
@@ -207,25 +207,6 @@ class Actions(Checks):
         if expect_error is not None:
             raise self.fail(f"{what} succeeded, but an error was expected", expectation=expect_error)
 
-    def find_pods(self, target: Any, what: str) -> list[dict[str, Any]]:
-        """Pods named by a target: a name or hostname string, or {name|hostname|selector, all}."""
-        if isinstance(target, str):
-            target = {"name": target}
-        check_keys(target, ("name", "hostname", "selector", "namespace", "all", "exitCode", "reason"),
-                    f"{self.where}: {what}")
-        ns = target.get("namespace", "default")
-        pods = self.list_objects("pods", ns, target.get("selector"))
-        if "name" in target:
-            exact = [p for p in pods if p["metadata"]["name"] == target["name"]]
-            pods = exact or [p for p in pods if (p.get("spec") or {}).get("hostname") == target["name"]]
-        if "hostname" in target:
-            pods = [p for p in pods if (p.get("spec") or {}).get("hostname") == target["hostname"]]
-        live = [p for p in pods if self._live(p)]
-        if not live:
-            raise self.fail(f"{what}: no live pod matches {target}",
-                            mismatches=[f"pods seen: {[p['metadata']['name'] for p in pods] or 'none'}"])
-        return live if target.get("all") else live[:1]
-
     # ------------------------------------------------------------------ timeline
     def run_timeline(self) -> None:
         for i, step in enumerate(self.data.get("timeline") or []):
@@ -276,30 +257,14 @@ class Actions(Checks):
             self.call(lambda: c.delete(arg["kind"], arg["name"], arg.get("namespace", "default"),
                                        propagation_policy=arg.get("propagationPolicy")),
                       expect_error, f"delete {arg['kind']} {arg['name']}")
-        elif action in ("failPod", "completePod", "evictPod", "deletePod"):
-            for pod in self.find_pods(arg, action):
-                name, ns = pod["metadata"]["name"], pod["metadata"]["namespace"]
-                if action == "failPod":
-                    opts = arg if isinstance(arg, dict) else {}
-                    c.fail_pod(name, ns, exit_code=int(opts.get("exitCode", 1)), reason=opts.get("reason", "Error"))
-                elif action == "completePod":
-                    c.complete_pod(name, ns)
-                elif action == "evictPod":
-                    self.call(partial(c.evict_pod, name, ns), expect_error, f"evict pod {name}")
-                else:
-                    self.call(partial(c.delete_pod, name, ns), expect_error, f"delete pod {name}")
-        elif action == "failNode":
-            c.fail_node(self._node_of(arg))
+        elif action in faults.FAULT_ACTIONS:
+            self.apply_fault(action, arg, expect_error)
         elif action == "addNodes":
             for node in self._node_specs({"nodes": arg if isinstance(arg, list) else [arg]}):
                 c.add_node(node["name"], labels=node.get("labels"), capacity=node.get("capacity"), taints=node.get("taints"))
             c.run_until_idle()
         elif action == "script":
             self._script(arg, self.where)
-        elif action == "inject":
-            self._inject(arg)
-        elif action == "clearFaults":
-            c.clear_faults()
         elif action == "advance":
             self.advance_to(c.loop.now + seconds(parse_seconds(arg, f"{self.where}.advance")))
         elif action == "waitFor":
@@ -307,42 +272,28 @@ class Actions(Checks):
         elif action == "expect":
             self.check_all(arg if isinstance(arg, list) else [arg], self.where)
 
-    def _node_of(self, arg: Any) -> str:
-        """``failNode: <node name>`` or ``failNode: {pod: <pod name or hostname>}`` (the node it runs on)."""
-        if isinstance(arg, dict):
-            check_keys(arg, ("pod", "namespace"), f"{self.where}: failNode", required=("pod",))
-            pod = self.find_pods({"name": arg["pod"], "namespace": arg.get("namespace", "default")}, "failNode")[0]
-            node = (pod.get("spec") or {}).get("nodeName")
-            if not node:
-                raise self.fail(f"failNode: pod {pod['metadata']['name']} is not scheduled on a node")
-            return str(node)
-        if not isinstance(arg, str) or self.get_object("nodes", arg, "") is None:
-            raise ScenarioError(f"{self.scenario.path}: {self.where}: failNode takes the name of an existing node "
-                                f"or {{pod: <name or hostname>}}, got {arg!r}")
-        return arg
-
-    def _inject(self, arg: dict[str, Any]) -> None:
-        from fakekube import errors
-
-        check_keys(arg, ("verb", "resource", "subresource", "namespace", "name", "error", "delaySeconds", "nth",
-                          "times"), self.where)
-        kwargs: dict[str, Any] = {k: arg[k] for k in ("verb", "resource", "subresource", "namespace", "name", "nth",
-                                                      "times") if k in arg}
-        if "resource" in kwargs and kwargs["resource"] != "*":
-            kwargs["resource"] = self._resource(kwargs["resource"]).key
-        if "error" in arg:
-            spec = arg["error"]
-            check_keys(spec, ("code", "reason", "message"), f"{self.where}.error", required=("message",))
-            classes = {cls.CODE: cls for cls in vars(errors).values()
-                       if isinstance(cls, type) and issubclass(cls, ApiError)}
-            cls = classes.get(int(spec.get("code", 500)), ApiError)
-            kwargs["error"] = cls(spec["message"], code=spec.get("code"), reason=spec.get("reason"))
-        if "delaySeconds" in arg:
-            kwargs["delay_seconds"] = parse_seconds(arg["delaySeconds"], f"{self.where}.delaySeconds")
+    def apply_fault(self, action: str, arg: Any, expect_error: Any) -> None:
+        """A fault step, in ``fakekube.faults``' vocabulary. Evictions and deletions go pod by pod
+        so that ``expectError`` judges each API call."""
         try:
-            self.cluster.inject(Reactor(**kwargs))
+            fault = faults.parse_fault(action, arg)
         except UsageError as err:
             raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
+        c = self.cluster
+        try:
+            if isinstance(fault, faults.EvictPod | faults.DeletePod):
+                verb = "evict" if isinstance(fault, faults.EvictPod) else "delete"
+                for pod in fault.pods(c):
+                    self.call(partial(fault.act, c, pod), expect_error, f"{verb} pod {pod['metadata']['name']}")
+            elif isinstance(fault, faults.Inject):
+                try:
+                    fault.apply(c)
+                except UsageError as err:
+                    raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
+            else:
+                fault.apply(c)
+        except faults.NoTarget as err:
+            raise self.fail(f"{action}: {err}", mismatches=[f"pods seen: {err.seen or 'none'}"]) from None
 
     def wait_for(self, expectation: Any, step: dict[str, Any]) -> None:
         items = expectation if isinstance(expectation, list) else [expectation]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.scenario import ExpectationFailed, Scenario, ScenarioError
-from fakekube import FakeCluster, UsageError
+from fakekube import FakeCluster, UsageError, faults
 from fakekube.clock import format_offset, to_seconds
 from fakekube.machinery import selectors
 
@@ -101,8 +101,7 @@ class RunContext:
 
     @staticmethod
     def _live(pod: dict[str, Any]) -> bool:
-        return (not pod["metadata"].get("deletionTimestamp")
-                and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
+        return faults.is_live(pod)
 
     def _jobsets(self) -> list[dict[str, Any]]:
         if self.cluster.api.registry.by_key(JOBSETS) is None:

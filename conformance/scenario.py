@@ -3,13 +3,14 @@ errors of an authoring mistake or a missing input (format: ``conformance/README.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from fakekube.clock import parse_duration
 
 __all__ = [
     "CHECK_KEYS",
@@ -44,9 +45,6 @@ SCENARIOS_DIR = CONFORMANCE_DIR / "scenarios"
 EXAMPLES_DIR = REPO_ROOT / "examples"
 UPSTREAM_DIR = REPO_ROOT.parent / "shared" / "upstream"
 UPSTREAM_EXAMPLES = UPSTREAM_DIR / "examples"
-
-_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
-
 
 # ====================================================================== errors
 
@@ -87,19 +85,11 @@ class ExpectationFailed(AssertionError):
 
 
 def parse_seconds(value: Any, what: str) -> float:
-    """``90``, ``1.5``, ``"90s"``, ``"10m"``, ``"1h30m"`` → seconds."""
-    if isinstance(value, bool):
-        raise ScenarioError(f"{what}: expected seconds (a number or a duration like '1m30s'), got {value!r}")
-    if isinstance(value, int | float):
-        if value < 0:
-            raise ScenarioError(f"{what}: a time cannot be negative, got {value!r}")
-        return float(value)
-    if isinstance(value, str):
-        match = _DURATION.match(value.strip())
-        if match and any(match.groups()):
-            h, m, s = (float(g) if g else 0.0 for g in match.groups())
-            return h * 3600 + m * 60 + s
-    raise ScenarioError(f"{what}: expected seconds (a number or a duration like '1m30s'), got {value!r}")
+    """``90``, ``1.5``, ``"90s"``, ``"10m"``, ``"1h30m"`` → seconds (``fakekube.clock.parse_duration``)."""
+    try:
+        return parse_duration(value)
+    except ValueError as err:
+        raise ScenarioError(f"{what}: {err}") from None
 
 
 def check_keys(obj: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = ()) -> dict[str, Any]:
@@ -114,7 +104,6 @@ def check_keys(obj: Any, allowed: Iterable[str], where: str, *, required: Iterab
     if missing:
         raise ScenarioError(f"{where}: missing required key(s) {', '.join(map(repr, missing))}")
     return obj
-
 
 
 # ====================================================================== scenario model
