@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import runner
+from conformance import runner, scenario
 from conformance.runner import MISSING, match_value, resolve_path
 
 OBJ = {
@@ -77,7 +77,7 @@ expect:
 
 
 def test_upstream_scenarios_skip_when_the_folder_is_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "UPSTREAM_EXAMPLES", tmp_path / "missing")
+    monkeypatch.setattr(scenario, "UPSTREAM_EXAMPLES", tmp_path / "missing")
     sc = tmp_path / "up.yaml"
     sc.write_text("description: x\ncovers: [success.all]\nmanifests:\n  - upstream: simple/paralleljobs.yaml\n")
     with pytest.raises(runner.ScenarioSkipped, match=r"upstream examples folder .* is absent"):

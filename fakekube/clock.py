@@ -13,9 +13,11 @@ from fakekube._core.clock import (
     format_micro_time,
     format_offset,
     format_time,
+    parse_duration,
     parse_time,
     seconds,
     to_datetime,
+    to_seconds,
 )
 
 __all__ = [
@@ -26,7 +28,9 @@ __all__ = [
     "format_micro_time",
     "format_offset",
     "format_time",
+    "parse_duration",
     "parse_time",
     "seconds",
     "to_datetime",
+    "to_seconds",
 ]

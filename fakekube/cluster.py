@@ -8,6 +8,22 @@ components, and offers the verbs a test needs.
 
 ``simulate=False`` gives an API server only, like envtest: no garbage collector, no Job
 controller, scheduler, kubelet or DNS; a test drives status by hand.
+
+**Virtual time** has one representation at the harness's surface: *virtual seconds as a float*.
+An instant counts seconds since the cluster started (``elapsed``, what ``run_until`` returns,
+what ``advance_to`` takes); a duration is seconds (``advance``, ``timeout=``, ``script_pods``
+durations, ``Reactor(delay_seconds=...)``). Inside, time is integer nanoseconds
+(``fakekube.clock.SimTime``): a number going in is rounded to the nearest nanosecond
+(``clock.seconds``), and every number coming out is ``clock.to_seconds(ns)``, the float nearest
+the exact instant. So instants compare exactly with the decimal a test writes, no
+``pytest.approx``::
+
+    assert cluster.run_until(lambda: ..., timeout=120) == 61.01
+
+(exact for runs shorter than about 26 virtual days). ``now`` is the same instant as an aware
+``datetime``, for comparing with the timestamps stored in objects. The options of every verb
+are keyword-only; positional arguments name the object (kind, name, namespace) or the thing
+acted on.
 """
 
 from __future__ import annotations
@@ -15,13 +31,14 @@ from __future__ import annotations
 import builtins
 import functools
 import json
+import math
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fakekube._core.clock import seconds, to_datetime
+from fakekube._core.clock import SimTime, format_offset, seconds, to_datetime, to_seconds
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
@@ -84,6 +101,13 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _nanoseconds(value: Any, what: str) -> SimTime:
+    """Virtual seconds going in (an int or a float, not negative) as nanoseconds."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
+        raise UsageError(f"{what} a non-negative number of virtual seconds, got {value!r}")
+    return seconds(value)
+
+
 class FakeCluster:
     """A deterministic in-memory Kubernetes cluster on a virtual clock."""
 
@@ -141,13 +165,13 @@ class FakeCluster:
     # ================================================================== time
     @property
     def now(self) -> datetime:
-        """Virtual time as an aware UTC datetime."""
+        """The current instant as an aware UTC datetime (to compare with timestamps in objects)."""
         return to_datetime(self.loop.now)
 
     @property
     def elapsed(self) -> float:
-        """Virtual seconds since the cluster started."""
-        return self.loop.now / 1e9
+        """The current instant: virtual seconds since the cluster started."""
+        return to_seconds(self.loop.now)
 
     def run_until_idle(self, *, max_steps: int = 1_000_000) -> int:
         """Process everything due now (controllers converge); the clock does not move."""
@@ -155,24 +179,32 @@ class FakeCluster:
 
     def advance(self, seconds_: float) -> None:
         """Move virtual time forward by ``seconds_``, running everything due on the way."""
-        if not isinstance(seconds_, int | float) or isinstance(seconds_, bool) or seconds_ < 0:
-            raise UsageError(f"advance() takes a non-negative number of seconds, got {seconds_!r}")
-        self.loop.advance(seconds(seconds_))
+        self.loop.advance(_nanoseconds(seconds_, "advance() takes"))
+        self.loop.run_until_idle()
+
+    def advance_to(self, instant: float) -> None:
+        """Run to the virtual ``instant`` (seconds since start), running everything due on the way."""
+        target = _nanoseconds(instant, "advance_to() takes an instant:")
+        if target < self.loop.now:
+            raise UsageError(f"advance_to({instant!r}) is in the past: the cluster is at t={self.elapsed!r} "
+                             f"({format_offset(self.loop.now)})")
+        self.loop.run_to(target)
         self.loop.run_until_idle()
 
     def run_until(self, predicate: Callable[[], bool], *, timeout: float, max_steps: int = 10_000_000) -> float:
-        """Advance until ``predicate()`` holds; return the virtual seconds elapsed since start.
+        """Advance until ``predicate()`` holds; return the instant it first held (seconds since start).
 
         Raises ``SimulationError`` (with the trace tail) if it does not hold within ``timeout``
         virtual seconds.
         """
         if not callable(predicate):
             raise UsageError("run_until() takes a callable predicate, e.g. lambda: cluster.get(...)[...]")
-        self.loop.run_until(predicate, timeout=seconds(timeout), max_steps=max_steps)
-        return self.elapsed
+        held: SimTime = self.loop.run_until(predicate, timeout=_nanoseconds(timeout, "run_until(timeout=...) takes"),
+                                            max_steps=max_steps)
+        return to_seconds(held)
 
     # ================================================================== nodes
-    def add_node(self, name: str, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
+    def add_node(self, name: str, *, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
                  taints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Register a Ready node (default capacity: 32 CPU, 128Gi, 110 pods)."""
         cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
@@ -195,13 +227,13 @@ class FakeCluster:
         n = self._nodes_added
         return f"10.0.{n // 250}.{n % 250 + 1}"
 
-    def add_nodes(self, count: int, name_prefix: str = "node", labels: dict[str, str] | None = None,
+    def add_nodes(self, count: int, *, name_prefix: str = "node", labels: dict[str, str] | None = None,
                   capacity: dict[str, Any] | None = None, taints: builtins.list[dict[str, Any]] | None = None
                   ) -> builtins.list[dict[str, Any]]:
         """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
         if not isinstance(count, int) or count < 0:
             raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
-        return [self.add_node(f"{name_prefix}-{i}", labels, capacity, taints) for i in range(count)]
+        return [self.add_node(f"{name_prefix}-{i}", labels=labels, capacity=capacity, taints=taints) for i in range(count)]
 
     # ================================================================== API verbs
     def apply(self, obj_or_yaml: Any, *, namespace: str | None = None) -> Any:
@@ -254,24 +286,24 @@ class FakeCluster:
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
         return self.client.get(kind, name, namespace)
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+    def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
-    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", patch_type: str = "merge",
+    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None) -> dict[str, Any]:
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource)
         self.run_until_idle()
         return result
 
-    def delete(self, kind: str, name: str, namespace: str = "default", propagation_policy: str | None = None,
+    def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
                grace_period_seconds: int | None = None) -> dict[str, Any]:
         result = self.client.delete(kind, name, namespace, propagation_policy=propagation_policy,
                                     grace_period_seconds=grace_period_seconds)
         self.run_until_idle()
         return result
 
-    def watch(self, kind: str, namespace: str | None = None, resource_version: str | None = None,
+    def watch(self, kind: str, namespace: str | None = None, *, resource_version: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None) -> WatchStream:
         """A watch whose events collect in ``.events`` (delivered as the loop runs)."""
         return WatchStream(self.client, kind, namespace, resource_version, label_selector, field_selector)
@@ -305,12 +337,22 @@ class FakeCluster:
         return out
 
     def inject(self, reactor: Reactor | None = None, **kwargs: Any) -> Reactor:
-        """Add a fault reactor (see ``fakekube.apiserver.faults.Reactor``); returns it for inspection."""
-        if reactor is None:
-            delay = kwargs.pop("delay_seconds", None)
-            if delay is not None:
-                kwargs["delay"] = seconds(delay)
-            reactor = Reactor(**kwargs)
+        """Add a fault reactor, ``cluster.inject(Reactor(verb=..., resource=..., error=... or
+        delay_seconds=...))``; returns it (its ``matched``/``fired`` counters) for inspection.
+
+        A kind or short name in ``reactor.resource`` (``Job``, ``jobs``) is replaced by the
+        resource's full name (``jobs.batch``), the name requests carry.
+        """
+        if kwargs or not isinstance(reactor, Reactor):
+            if kwargs:
+                given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+                hint = f"write cluster.inject(Reactor({given}))"
+            else:
+                hint = f"got {reactor!r}"
+            raise UsageError(f"inject() takes one Reactor: {hint} (from fakekube import Reactor; "
+                             "a delay is delay_seconds=..., in virtual seconds)")
+        if reactor.resource != "*":
+            reactor.resource = self.api.registry.resolve(reactor.resource).key
         self.api.reactors.append(reactor)
         return reactor
 
@@ -318,7 +360,7 @@ class FakeCluster:
         self.api.reactors.clear()
 
     # ================================================================== workload actions
-    def fail_pod(self, name: str, namespace: str = "default", exit_code: int = 1, reason: str = "Error") -> None:
+    def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:
         """The pod's containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
         self._require_simulation("fail_pod()")
         self.kubelet.fail_pod(name, namespace, exit_code=exit_code, reason=reason)
@@ -330,7 +372,7 @@ class FakeCluster:
         self.kubelet.complete_pod(name, namespace)
         self.run_until_idle()
 
-    def delete_pod(self, name: str, namespace: str = "default", grace_period_seconds: int | None = None) -> None:
+    def delete_pod(self, name: str, namespace: str = "default", *, grace_period_seconds: int | None = None) -> None:
         self.delete("pods", name, namespace, grace_period_seconds=grace_period_seconds)
 
     def evict_pod(self, name: str, namespace: str = "default") -> None:

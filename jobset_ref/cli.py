@@ -263,8 +263,8 @@ def simulate(args: argparse.Namespace) -> int:
         template = nodes[0] if nodes else {"labels": {}, "capacity": {}}
         nodes = [{**template, "name": f"node-{i}"} for i in range(args.nodes)]
     for node in nodes:
-        cluster.add_node(node["name"], {**(node.get("labels") or {}), **extra_labels}, node.get("capacity"),
-                         node.get("taints"))
+        cluster.add_node(node["name"], labels={**(node.get("labels") or {}), **extra_labels},
+                         capacity=node.get("capacity"), taints=node.get("taints"))
     if args.run_seconds > 0:
         cluster.script_pods("", duration=args.run_seconds, exit_code=0)
     timeline = Timeline(cluster)

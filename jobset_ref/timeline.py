@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fakekube import FakeCluster, WatchEvent
-from fakekube.clock import format_offset
+from fakekube.clock import format_offset, to_seconds
 
 __all__ = ["Entry", "Timeline"]
 
@@ -89,7 +89,7 @@ class Timeline:
     def _add(self, kind: str, name: str, what: str) -> None:
         self.flush()
         now = self.cluster.loop.now
-        self.entries.append(Entry(format_offset(now), now / 1e9, kind, name, what))
+        self.entries.append(Entry(format_offset(now), to_seconds(now), kind, name, what))
 
     def _previous(self, kind: str, event: WatchEvent) -> dict[str, Any] | None:
         key = (kind, event.object["metadata"].get("namespace", ""), event.object["metadata"]["name"])
@@ -193,7 +193,7 @@ class Timeline:
                 what = f"pod {names[0]} {state}"
             else:
                 what = f"{len(names)} pods {state}"
-            self.entries.append(Entry(format_offset(now), now / 1e9, "Pods", owner, what))
+            self.entries.append(Entry(format_offset(now), to_seconds(now), "Pods", owner, what))
 
     # ------------------------------------------------------------------ output
     def lines(self) -> list[str]:

@@ -6,6 +6,7 @@ leaking from the wall clock stands out in a trace.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 __all__ = [
@@ -16,9 +17,11 @@ __all__ = [
     "format_micro_time",
     "format_offset",
     "format_time",
+    "parse_duration",
     "parse_time",
     "seconds",
     "to_datetime",
+    "to_seconds",
 ]
 
 SimTime = int
@@ -34,6 +37,31 @@ def seconds(value: float) -> SimTime:
     if isinstance(value, int):
         return value * SECOND
     return round(value * SECOND)
+
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
+
+
+def parse_duration(value: object) -> float:
+    """Virtual seconds from a number (``90``, ``1.5``) or a duration text (``"90s"``, ``"10m"``,
+    ``"1h30m"``). Raises ``ValueError`` (with a fix-it message) for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"a time cannot be negative, got {value!r}")
+        return float(value)
+    if isinstance(value, str):
+        match = _DURATION.match(value.strip())
+        if match and any(match.groups()):
+            h, m, s = (float(g) if g else 0.0 for g in match.groups())
+            return h * 3600 + m * 60 + s
+    raise ValueError(f"expected seconds (a number or a duration like '1m30s'), got {value!r}")
+
+
+def to_seconds(t: SimTime) -> float:
+    """The float seconds of ``t``: the double nearest the exact value, so ``to_seconds(62_010_000_000)
+    == 62.01``. The one conversion out of virtual time; :func:`seconds` inverts it exactly for any
+    ``t`` below 2**51 ns (about 26 virtual days)."""
+    return t / SECOND
 
 
 def to_datetime(t: SimTime) -> datetime:

@@ -185,9 +185,7 @@ class ApiServer:
         for reactor in self.reactors:
             if reactor.fires(req):
                 if reactor.error is not None:
-                    self.trace.add(f"fault {verb} {rt.key}{'/' + sub if sub else ''} "
-                                   f"{namespace + '/' if namespace else ''}{name} -> {reactor.error.code} "
-                                   f"{reactor.error.reason}")
+                    self.trace.fault(verb, rt.key, sub, namespace, name, reactor.error.code, reactor.error.reason)
                     raise ApiError.from_status(deep_copy(reactor.error.status))
                 self._write_delay = max(self._write_delay, reactor.delay)
 
@@ -246,7 +244,8 @@ class ApiServer:
         rv = self.store.next_rv()
         obj["metadata"]["resourceVersion"] = str(rv)
         self.writes += 1
-        self.trace.add(f"{verb} {rt.api_version} {rt.kind}{'/' + sub if sub else ''} {_ref(obj)} rv={rv}")
+        meta = obj["metadata"]
+        self.trace.write(verb, rt.key, rt.api_version, rt.kind, sub, meta.get("namespace") or "", meta.get("name"), rv)
         self.store.put(rt.key, obj, event=event)
         return obj
 
@@ -732,7 +731,8 @@ class ApiServer:
         meta = obj["metadata"]
         rv = self.store.next_rv()
         self.writes += 1
-        self.trace.add(f"delete {rt.api_version} {rt.kind} {_ref(obj)} rv={rv} (removed)")
+        self.trace.write("delete", rt.key, rt.api_version, rt.kind, None, meta.get("namespace") or "", meta["name"], rv,
+                         removed=True)
         event = self.store.remove(rt.key, meta.get("namespace") or "", meta["name"], rv=rv)
         return event.obj
 

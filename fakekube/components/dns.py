@@ -65,7 +65,8 @@ from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.controller import Result
 
-__all__ = ["CLUSTER_DOMAIN", "MANAGED_BY", "MAX_ENDPOINTS_PER_SLICE", "Dns"]
+__all__ = ["CLUSTER_DOMAIN", "MANAGED_BY", "MAX_ENDPOINTS_PER_SLICE", "Dns", "endpoint_address", "endpoint_ready",
+           "in_endpoints"]
 
 CLUSTER_DOMAIN = "cluster.local"
 MANAGED_BY = "endpointslice-controller.k8s.io"
@@ -79,6 +80,38 @@ NDOTS = 5
 
 ServiceKey = tuple[str, str]
 PodKey = tuple[str, str]
+
+
+def in_endpoints(pod: dict[str, Any]) -> bool:
+    """``ShouldPodBeInEndpoints(pod, includeTerminating=true)``: has an IP and is not terminal."""
+    status = pod.get("status") or {}
+    if not status.get("podIP") and not status.get("podIPs"):
+        return False
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    phase = status.get("phase")
+    if policy == "Never":
+        return phase not in ("Failed", "Succeeded")
+    if policy == "OnFailure":
+        return phase != "Succeeded"
+    return True
+
+
+def endpoint_address(pod: dict[str, Any]) -> str | None:
+    """The address of the pod's endpoint: ``status.podIP``, else the first of ``status.podIPs``."""
+    status = pod.get("status") or {}
+    return status.get("podIP") or (status.get("podIPs") or [{}])[0].get("ip")
+
+
+def _serving(status: dict[str, Any]) -> bool:
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+
+
+def endpoint_ready(pod: dict[str, Any], publish_not_ready: bool) -> bool:
+    """The endpoint's ``ready`` condition (what a headless Service's DNS answers with):
+    ``publishNotReadyAddresses or (Ready=True and not terminating)``."""
+    if publish_not_ready:
+        return True
+    return _serving(pod.get("status") or {}) and not pod["metadata"].get("deletionTimestamp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,11 +442,11 @@ class Dns:
     # ------------------------------------------------------------------ reconcile
     def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
         spec, status, meta = pod.get("spec") or {}, pod.get("status") or {}, pod["metadata"]
-        serving = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+        serving = _serving(status)
         terminating = bool(meta.get("deletionTimestamp"))
         publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
-        ep: dict[str, Any] = {"addresses": [status.get("podIP") or (status.get("podIPs") or [{}])[0].get("ip")],
-                              "conditions": {"ready": publish or (serving and not terminating),
+        ep: dict[str, Any] = {"addresses": [endpoint_address(pod)],
+                              "conditions": {"ready": endpoint_ready(pod, publish),
                                              "serving": serving, "terminating": terminating}}
         if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
             ep["hostname"] = spec["hostname"]
@@ -426,20 +459,6 @@ class Dns:
         if zone:
             ep["zone"] = zone
         return ep
-
-    @staticmethod
-    def _in_endpoints(pod: dict[str, Any]) -> bool:
-        """``ShouldPodBeInEndpoints(pod, includeTerminating=true)``."""
-        status = pod.get("status") or {}
-        if not status.get("podIP") and not status.get("podIPs"):
-            return False
-        policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
-        phase = status.get("phase")
-        if policy == "Never":
-            return phase not in ("Failed", "Succeeded")
-        if policy == "OnFailure":
-            return phase != "Succeeded"
-        return True
 
     def _ports(self, svc: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         ports = (svc.get("spec") or {}).get("ports") or []
@@ -498,7 +517,7 @@ class Dns:
         for pod_key in state.dirty:
             pod = self._pods.get(pod_key[1], pod_key[0])
             ep = uid = None
-            if (pod is not None and self._in_endpoints(pod)
+            if (pod is not None and in_endpoints(pod)
                     and state.label_sel.matches(pod["metadata"].get("labels") or {})):
                 ep, uid = self._endpoint(svc, pod), pod["metadata"]["uid"]
             current = state.endpoints.get(pod_key)
@@ -603,10 +622,8 @@ class Dns:
             new = {**s, **body, "metadata": {**s["metadata"], "labels": labels,
                                               "annotations": {**(s["metadata"].get("annotations") or {}),
                                                               ANNOTATION_TRIGGER_TIME: trigger}}}
-            try:
-                self.client.update(deep_copy(new))
-            except NotFound:
-                self.queue.enqueue(key)
+            # NotFound (a stale cache) is requeued with the work queue's backoff, not at once (a livelock)
+            self.client.update(deep_copy(new))
         for s in existing:
             if s["metadata"]["name"] not in keep_names:
                 try:

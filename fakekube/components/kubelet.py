@@ -270,10 +270,6 @@ class Kubelet:
                 run.cancel()
             self._node_failure(pod, run)
 
-    def ip_of(self, name: str, namespace: str = "default") -> str | None:
-        pod = self._pods.get(name, namespace)
-        return None if pod is None else (pod.get("status") or {}).get("podIP")
-
     # ------------------------------------------------------------------ helpers
     def _running_run(self, name: str, namespace: str, verb: str) -> _Run:
         pod = self.client.get("pods", name, namespace)

@@ -1116,6 +1116,3 @@ class Scheduler:
         if info is None:
             return {}
         return {**{k: v for k, v in sorted(info.requested.items()) if v}, "pods": info.pod_count}
-
-    def _iter_pods_on(self, node: str) -> Iterator[PodKey]:
-        return iter(sorted(self._node_pods.get(node, {})))

@@ -63,8 +63,9 @@ def wait_for_jobset_condition(cluster: FakeCluster, name: str, ctype: str, *, st
                               namespace: str = "default", timeout: float = 3600) -> float:
     """Advance virtual time until the JobSet has condition ``ctype`` with ``status``.
 
-    Returns the virtual time (seconds since the cluster started) at which it first held; if it
-    already holds, the clock does not move. Raises ``SimulationError`` describing the JobSet's
+    Returns the instant it first held, in the harness's one representation of virtual time
+    (seconds since the cluster started, compared exactly: ``== 62.01``); if it already holds, the
+    clock does not move. Raises ``SimulationError`` describing the JobSet's
     current conditions (and the trace tail) if it does not hold within ``timeout`` virtual
     seconds from now.
     """

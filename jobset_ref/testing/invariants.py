@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import FakeCluster, NotFound
+from fakekube.components.dns import CLUSTER_DOMAIN, endpoint_address, endpoint_ready, in_endpoints
 from jobset_ref.api import constants as c
 
 __all__ = [
@@ -53,7 +54,6 @@ __all__ = [
 ]
 
 JOBSETS = "jobsets.jobset.x-k8s.io"
-CLUSTER_DOMAIN = "cluster.local"
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _POD_SUFFIX = re.compile(r"^[bcdfghjklmnpqrstvwxz2456789]{5}$")
@@ -598,24 +598,6 @@ def check_exclusive_placement(snap: Snapshot) -> list[Violation]:
     return out
 
 
-def _in_endpoints(pod: Mapping[str, Any]) -> bool:
-    status = pod.get("status") or {}
-    if not status.get("podIP"):
-        return False
-    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
-    phase = status.get("phase")
-    if policy == "Never":
-        return phase not in ("Failed", "Succeeded")
-    if policy == "OnFailure":
-        return phase != "Succeeded"
-    return True
-
-
-def _pod_ready(pod: Mapping[str, Any]) -> bool:
-    return any(cnd.get("type") == "Ready" and cnd.get("status") == "True"
-               for cnd in (pod.get("status") or {}).get("conditions") or [])
-
-
 def check_dns(cluster: FakeCluster, snap: Snapshot) -> list[Violation]:
     """*Settled*: with DNS hostnames on, the headless Service ``<subdomain>`` exists as upstream
     builds it, and every pod FQDN ``<host>.<subdomain>.<ns>.svc.cluster.local`` and its short form
@@ -659,10 +641,10 @@ def check_dns(cluster: FakeCluster, snap: Snapshot) -> list[Violation]:
     selector = dict(sspec.get("selector") or {})
     for host in hosts:
         expected = sorted({
-            str((p.get("status") or {}).get("podIP")) for p in snap.pods
+            str(endpoint_address(p)) for p in snap.pods
             if (p.get("spec") or {}).get("hostname") == host and (p.get("spec") or {}).get("subdomain") == snap.subdomain
-            and all(_labels(p).get(k) == v for k, v in selector.items()) and _in_endpoints(p)
-            and (pnra or (_pod_ready(p) and not p["metadata"].get("deletionTimestamp")))})
+            and all(_labels(p).get(k) == v for k, v in selector.items()) and in_endpoints(p)
+            and endpoint_ready(p, pnra)})
         for query in (f"{host}.{snap.subdomain}.{snap.namespace}.svc.{CLUSTER_DOMAIN}", f"{host}.{snap.subdomain}"):
             got = sorted(cluster.dns.resolve(query, namespace=snap.namespace))
             if got != expected:

@@ -23,6 +23,12 @@ Everything drawn is wire form (plain JSON-compatible dicts) or a frozen dataclas
 helpers (:class:`ClusterShape`, :class:`PodScripts`, :class:`FaultTimeline`) apply themselves
 to a :class:`fakekube.FakeCluster` with an ``apply``/``run`` method; they touch the cluster only
 through its public API.
+
+The fault timelines speak the one fault vocabulary of :mod:`fakekube.faults` (the one conformance
+scenarios' timelines use): a drawn :class:`FailPod`, :class:`CompletePod`, :class:`FailNode`,
+:class:`InjectConflict` or :class:`DelayWatch` is a timed, JobSet-relative description that
+applies the ``fakekube.faults`` value it stands for (``failPod``, ``completePod``, ``failNode``,
+``inject`` with a 409 error or ``delaySeconds``).
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ import yaml
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from fakekube import ApiError, Conflict, FakeCluster, NotFound, UsageError
+import fakekube.faults as faults
+from fakekube import ApiError, FakeCluster, NotFound, Reactor, UsageError
 from jobset_ref.api import constants as c
 from jobset_ref.api.defaulting import apply_schema_defaults, default_jobset
 from jobset_ref.api.validation import validate_create
@@ -1044,8 +1051,8 @@ class ClusterShape:
 
     def apply(self, cluster: FakeCluster) -> None:
         for node in self.nodes:
-            cluster.add_node(node.name, dict(node.labels), dict(node.capacity) or None,
-                             [dict(t) for t in node.taints] or None)
+            cluster.add_node(node.name, labels=dict(node.labels), capacity=dict(node.capacity) or None,
+                             taints=[dict(t) for t in node.taints] or None)
 
     def domains(self, key: str) -> dict[str, list[str]]:
         """Topology value → node names for label ``key``."""
@@ -1190,7 +1197,8 @@ class FaultContext:
 
 
 class Fault:
-    """A timed event; ``apply`` returns a one-line description of what happened (or was skipped)."""
+    """A timed event; ``apply`` returns a one-line description of what happened (or was skipped).
+    The pod, node and API faults apply the :mod:`fakekube.faults` value they stand for."""
 
     at: float
 
@@ -1198,17 +1206,26 @@ class Fault:
         raise NotImplementedError
 
 
-def _target_pod(cluster: FakeCluster, ctx: FaultContext, rjob: str, job_index: int, pod_index: int
-                ) -> dict[str, Any] | None:
+def _pod_faults(ctx: FaultContext, rjob: str, job_index: int, pod_index: int) -> list[faults.PodTarget]:
+    """Targets of pod ``pod_index`` of Job ``<js>-<rjob>-<job_index>``, in order of preference: the
+    pod with that completion index, else the ``pod_index``-th (modulo their number) of the Job's pods."""
     selector = (f"{c.JOBSET_NAME_KEY}={ctx.jobset},{c.REPLICATED_JOB_NAME_KEY}={rjob},"
                 f"{c.JOB_INDEX_KEY}={job_index}")
-    pods = [p for p in cluster.list("pods", ctx.namespace, label_selector=selector)
-            if (p.get("status") or {}).get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")]
-    indexed = [p for p in pods if (p["metadata"].get("annotations") or {}).get(c.JOB_COMPLETION_INDEX_ANNOTATION)
-               == str(pod_index)]
-    if indexed:
-        return indexed[0]
-    return pods[pod_index % len(pods)] if pods else None
+    return [faults.PodTarget(selector=f"{selector},{c.JOB_COMPLETION_INDEX_ANNOTATION}={pod_index}",
+                             namespace=ctx.namespace),
+            faults.PodTarget(selector=selector, namespace=ctx.namespace, pick=pod_index)]
+
+
+def _apply_pod_fault(cluster: FakeCluster, targets: list[faults.PodTarget],
+                     make: Callable[[faults.PodTarget], faults.Fault], what: str) -> str:
+    for target in targets:
+        try:
+            return make(target).apply(cluster)
+        except faults.NoTarget:
+            continue
+        except UsageError as err:  # e.g. its containers are between restarts
+            return f"skip {what}: {err}"
+    return f"skip {what}: no running pod"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1223,14 +1240,9 @@ class FailPod(Fault):
     reason: str = "Error"
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
-        pod = _target_pod(cluster, ctx, self.replicated_job, self.job_index, self.pod_index)
-        if pod is None:
-            return f"skip fail-pod {self.replicated_job}/{self.job_index}/{self.pod_index}: no running pod"
-        try:
-            cluster.fail_pod(pod["metadata"]["name"], ctx.namespace, exit_code=self.exit_code, reason=self.reason)
-        except UsageError as err:
-            return f"skip fail-pod {pod['metadata']['name']}: {err}"
-        return f"fail-pod {pod['metadata']['name']} exit={self.exit_code} reason={self.reason}"
+        return _apply_pod_fault(cluster, _pod_faults(ctx, self.replicated_job, self.job_index, self.pod_index),
+                                lambda t: faults.FailPod(t, exit_code=self.exit_code, reason=self.reason),
+                                f"fail-pod {self.replicated_job}/{self.job_index}/{self.pod_index}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1243,14 +1255,9 @@ class CompletePod(Fault):
     pod_index: int = 0
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
-        pod = _target_pod(cluster, ctx, self.replicated_job, self.job_index, self.pod_index)
-        if pod is None:
-            return f"skip complete-pod {self.replicated_job}/{self.job_index}/{self.pod_index}: no running pod"
-        try:
-            cluster.complete_pod(pod["metadata"]["name"], ctx.namespace)
-        except UsageError as err:
-            return f"skip complete-pod {pod['metadata']['name']}: {err}"
-        return f"complete-pod {pod['metadata']['name']}"
+        return _apply_pod_fault(cluster, _pod_faults(ctx, self.replicated_job, self.job_index, self.pod_index),
+                                faults.CompletePod,
+                                f"complete-pod {self.replicated_job}/{self.job_index}/{self.pod_index}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1266,9 +1273,7 @@ class FailNode(Fault):
                            for t in (n.get("spec") or {}).get("taints") or [])]
         if len(live) <= 1:
             return "skip fail-node: keep at least one node"
-        name = live[self.node_index % len(live)]
-        cluster.fail_node(name)
-        return f"fail-node {name}"
+        return faults.FailNode(name=live[self.node_index % len(live)]).apply(cluster)
 
 
 def _set_suspend(cluster: FakeCluster, ctx: FaultContext, value: bool) -> str:
@@ -1340,10 +1345,10 @@ class InjectConflict(Fault):
     subresource: str | None = "*"
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
-        error = Conflict(f'Operation cannot be fulfilled on {self.resource} "{ctx.jobset}": injected conflict')
-        cluster.inject(verb=self.verb, resource=self.resource, nth=self.nth, subresource=self.subresource,
-                       error=error)
-        return f"inject-conflict {self.verb} {self.resource} nth={self.nth}"
+        error = faults.api_error(409, f'Operation cannot be fulfilled on {self.resource} "{ctx.jobset}": '
+                                      "injected conflict")
+        return faults.Inject(Reactor(verb=self.verb, resource=self.resource, nth=self.nth,
+                                     subresource=self.subresource, error=error)).apply(cluster)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1357,8 +1362,8 @@ class DelayWatch(Fault):
     times: int = 3
 
     def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
-        cluster.inject(verb=self.verb, resource=self.resource, delay_seconds=self.seconds, times=self.times)
-        return f"delay-watch {self.verb} {self.resource} {self.seconds}s x{self.times}"
+        return faults.Inject(Reactor(verb=self.verb, resource=self.resource, delay_seconds=self.seconds,
+                                     times=self.times)).apply(cluster)
 
 
 #: Names of the fault kinds :func:`fault_timelines` can draw.
@@ -1379,15 +1384,14 @@ class FaultTimeline:
         ctx = FaultContext(jobset, namespace)
         log: list[str] = []
         for fault in sorted(self.faults, key=lambda f: f.at):
-            target = start + fault.at
-            if target > cluster.elapsed:
-                cluster.advance(target - cluster.elapsed)
+            if start + fault.at > cluster.elapsed:
+                cluster.advance_to(start + fault.at)
             line = fault.apply(cluster, ctx)
             log.append(f"t+{fault.at:g}s {line}")
             if after_each is not None:
                 after_each(fault, line)
         if until is not None and start + until > cluster.elapsed:
-            cluster.advance(start + until - cluster.elapsed)
+            cluster.advance_to(start + until)
         return log
 
     def kinds(self) -> list[str]:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube import AlreadyExists, ApiError, BadRequest, Conflict, FakeCluster, Invalid, NotFound, UsageError
+from fakekube import (
+    AlreadyExists,
+    ApiError,
+    BadRequest,
+    Conflict,
+    FakeCluster,
+    Invalid,
+    NotFound,
+    Reactor,
+    UsageError,
+)
 from fakekube.testing import make_configmap
 
 
@@ -262,8 +272,8 @@ def test_label_selector_watch_sees_objects_enter_and_leave(cluster: FakeCluster)
 
 def test_reactor_injects_a_conflict_on_the_nth_call(cluster: FakeCluster) -> None:
     cluster.create(cm())
-    reactor = cluster.inject(verb="patch", resource="configmaps", nth=2,
-                             error=Conflict("Operation cannot be fulfilled on configmaps \"c\": injected"))
+    reactor = cluster.inject(Reactor(verb="patch", resource="configmaps", nth=2,
+                                     error=Conflict("Operation cannot be fulfilled on configmaps \"c\": injected")))
     cluster.patch("configmaps", "c", {"data": {"a": "1"}})
     with pytest.raises(Conflict, match="injected"):
         cluster.patch("configmaps", "c", {"data": {"a": "2"}})

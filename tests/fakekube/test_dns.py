@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
-
 from fakekube.cluster import FakeCluster
 from fakekube.components.dns import Dns
 from fakekube.components.kubelet import Kubelet
@@ -57,7 +55,7 @@ def test_per_pod_records_wait_for_readiness_without_publish_not_ready() -> None:
     [s] = slices(cluster, "pytorch")
     assert s["endpoints"][0]["conditions"] == {"ready": False, "serving": False, "terminating": False}
     cluster.run_until(lambda: dns.resolve("pytorch-workers-0-0.pytorch") != [], timeout=10)
-    assert cluster.elapsed == pytest.approx(6.010)
+    assert cluster.elapsed == 6.010
     ip = ["10.244.0.1"]
     assert dns.resolve("pytorch-workers-0-0.pytorch") == ip
     assert dns.resolve("pytorch-workers-0-0.pytorch.default") == ip
@@ -77,7 +75,7 @@ def test_publish_not_ready_addresses_resolves_as_soon_as_the_pod_has_an_ip() -> 
     cluster.apply(headless("pytorch", {"js": "pytorch"}, publish=True))
     cluster.create(worker("w0", "pytorch-workers-0-0", "pytorch", ready_after="100"))
     cluster.run_until(lambda: dns.resolve("pytorch-workers-0-0.pytorch") != [], timeout=10)
-    assert cluster.elapsed == pytest.approx(0.010)  # the IP comes with the sandbox, at bind time
+    assert cluster.elapsed == 0.010  # the IP comes with the sandbox, at bind time
     [s] = slices(cluster, "pytorch")
     assert s["endpoints"][0]["conditions"] == {"ready": True, "serving": False, "terminating": False}
 
@@ -147,3 +145,25 @@ def test_cluster_ip_service_and_many_endpoints_split_into_slices() -> None:
     assert got == [5, 100]
     assert dns.resolve("api") == ["10.96.0.10"]
     assert dns.resolve("w000.api") == []  # per-pod records exist only for headless Services
+
+
+def _pod(status: dict[str, Any], *, restart_policy: str = "Never", deleting: bool = False) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "p", "namespace": "default"}
+    if deleting:
+        meta["deletionTimestamp"] = "2030-01-01T00:00:01Z"
+    return {"metadata": meta, "spec": {"restartPolicy": restart_policy}, "status": status}
+
+
+def test_endpoint_rules_are_pure_functions_shared_with_the_invariants() -> None:
+    """The rules the invariants reuse: a pod reporting only ``podIPs`` is an endpoint at its first IP."""
+    from fakekube.components.dns import endpoint_address, endpoint_ready, in_endpoints
+
+    ready = [{"type": "Ready", "status": "True"}]
+    only_ips = _pod({"phase": "Running", "podIPs": [{"ip": "10.244.0.9"}], "conditions": ready})
+    assert in_endpoints(only_ips) and endpoint_address(only_ips) == "10.244.0.9"
+    assert endpoint_ready(only_ips, False)
+    assert not in_endpoints(_pod({"phase": "Running"}))                       # no IP yet
+    assert not in_endpoints(_pod({"phase": "Failed", "podIP": "10.244.0.1"}))  # Never: terminal pods leave
+    assert in_endpoints(_pod({"phase": "Failed", "podIP": "10.244.0.1"}, restart_policy="OnFailure"))
+    terminating = _pod({"phase": "Running", "podIP": "10.244.0.1", "conditions": ready}, deleting=True)
+    assert not endpoint_ready(terminating, False) and endpoint_ready(terminating, True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube import NotFound
+from fakekube import NotFound, Reactor
 from fakekube.cluster import FakeCluster
 from fakekube.runtime.events import NORMAL, WARNING, EventRecorder
 
@@ -112,7 +112,7 @@ def test_a_deleted_event_is_created_again_with_its_count() -> None:
 
 def test_a_refused_write_is_dropped() -> None:
     cluster, rec, config = make()
-    cluster.inject(verb="create", resource="events", times=1, error=NotFound("injected"))
+    cluster.inject(Reactor(verb="create", resource="events", times=1, error=NotFound("injected")))
     rec.event(config, NORMAL, "Synced", "ok")
     assert cluster.events() == []
     rec.event(config, NORMAL, "Synced", "ok")  # a patch of an Event never created: created now

@@ -48,7 +48,7 @@ def main_state(cluster: FakeCluster, name: str) -> dict[str, Any]:
 def test_timeline_pending_running_ready_succeeded() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("p", annotations={"fakekube.io/run-seconds": "60", "fakekube.io/ready-after-seconds": "5"}))
-    assert cluster.run_until(lambda: bool(status(cluster, "p").get("podIP")), timeout=5) == pytest.approx(0.010)
+    assert cluster.run_until(lambda: bool(status(cluster, "p").get("podIP")), timeout=5) == 0.010
     st = status(cluster, "p")
     assert (st["phase"], st["podIP"], st["hostIP"]) == ("Pending", "10.244.0.1", "10.0.0.2")
     assert [c["type"] for c in st["conditions"]] == ["PodReadyToStartContainers", "Initialized", "Ready",
@@ -56,14 +56,13 @@ def test_timeline_pending_running_ready_succeeded() -> None:
     ready = next(c for c in st["conditions"] if c["type"] == "Ready")
     assert (ready["reason"], ready["message"]) == ("ContainersNotReady", "containers with unready status: [main]")
     assert st["containerStatuses"][0]["state"] == {"waiting": {"reason": "ContainerCreating"}}
-    assert cluster.run_until(lambda: phase(cluster, "p") == "Running", timeout=5) == pytest.approx(1.010)
+    assert cluster.run_until(lambda: phase(cluster, "p") == "Running", timeout=5) == 1.010
     c = main_state(cluster, "p")
     assert c["state"] == {"running": {"startedAt": "2030-01-01T00:00:01Z"}}
     assert (c["started"], c["ready"], c["image"]) == (True, False, "docker.io/library/busybox:latest")
     assert c["containerID"].startswith("containerd://")
-    assert cluster.run_until(lambda: conditions(cluster, "p")["Ready"][0] == "True", timeout=10) == \
-        pytest.approx(6.010)
-    assert cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=100) == pytest.approx(61.010)
+    assert cluster.run_until(lambda: conditions(cluster, "p")["Ready"][0] == "True", timeout=10) == 6.010
+    assert cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=100) == 61.010
     c = main_state(cluster, "p")
     assert c["state"] == {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2030-01-01T00:00:01Z",
                                          "finishedAt": "2030-01-01T00:01:01Z"}}
@@ -87,7 +86,7 @@ def test_never_fails_with_scripted_exit_code_and_reason() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("p", annotations={"fakekube.io/run-seconds": "2", "fakekube.io/exit-code": "137",
                                          "fakekube.io/fail-reason": "OOMKilled"}))
-    assert cluster.run_until(lambda: phase(cluster, "p") == "Failed", timeout=10) == pytest.approx(3.010)
+    assert cluster.run_until(lambda: phase(cluster, "p") == "Failed", timeout=10) == 3.010
     term = main_state(cluster, "p")["state"]["terminated"]
     assert (term["exitCode"], term["reason"]) == (137, "OOMKilled")
     assert conditions(cluster, "p")["Ready"] == ("False", "PodFailed")
@@ -100,19 +99,19 @@ def test_on_failure_restarts_in_place_with_crash_loop_backoff() -> None:
     cluster.create(pod("p", labels={"app": "crash"}, restart="OnFailure"))
     uid = cluster.get("pods", "p")["metadata"]["uid"]
     cluster.run_until(lambda: main_state(cluster, "p").get("restartCount") == 1, timeout=10)
-    assert cluster.elapsed == pytest.approx(3.010)
+    assert cluster.elapsed == 3.010
     c = main_state(cluster, "p")
     assert c["state"] == {"waiting": {"reason": "CrashLoopBackOff",
                                       "message": f"back-off 10s restarting failed container=main pod=p_default({uid})"}}
     assert c["lastState"]["terminated"]["exitCode"] == 1
     assert phase(cluster, "p") == "Running" and conditions(cluster, "p")["Ready"][0] == "False"
     assert cluster.run_until(lambda: "running" in main_state(cluster, "p")["state"], timeout=20) == \
-        pytest.approx(13.010)
+        13.010
     cluster.run_until(lambda: main_state(cluster, "p")["restartCount"] == 2, timeout=20)
-    assert cluster.elapsed == pytest.approx(15.010)
+    assert cluster.elapsed == 15.010
     assert "back-off 20s" in main_state(cluster, "p")["state"]["waiting"]["message"]
     kubelet.script_pods("app=crash", duration=1, exit_code=0)  # the next (re)start picks it up
-    assert cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=60) == pytest.approx(36.010)
+    assert cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=60) == 36.010
     assert main_state(cluster, "p")["restartCount"] == 2
 
 
@@ -174,7 +173,7 @@ def test_graceful_deletion(annotations: dict[str, str], grace: int, killed_at: f
     cluster.delete("pods", "p")
     assert cluster.trace.grep(f"killing containers (grace {grace}s")
     cluster.run_until(lambda: phase(cluster, "p") == "Failed", timeout=100)
-    assert cluster.elapsed == pytest.approx(killed_at)
+    assert cluster.elapsed == killed_at
     term = main_state(cluster, "p")["state"]["terminated"]
     assert (term["exitCode"], term["reason"]) == (code, "Error")
     meta = cluster.get("pods", "p")["metadata"]
@@ -242,4 +241,4 @@ def test_init_containers_and_sidecars() -> None:
     assert inits["setup"]["state"]["terminated"]["reason"] == "Completed"
     assert "running" in inits["proxy"]["state"]
     cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=10)
-    assert cluster.elapsed == pytest.approx(4.010)
+    assert cluster.elapsed == 4.010

@@ -87,7 +87,8 @@ class Env:
         return self.status().get("replicatedJobsStatus") or []
 
     def status_writes(self) -> int:
-        return len(self.cluster.trace.grep(f"JobSet/status {NS}/{JS}"))
+        return sum(1 for r in self.cluster.trace.records if r.is_write and r.kind == "JobSet"
+                   and r.subresource == "status" and (r.namespace, r.name) == (NS, JS))
 
     # ---------------------------------------------------------------- writes
     def complete(self, name: str) -> None:

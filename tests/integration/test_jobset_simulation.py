@@ -9,8 +9,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from fakekube import FakeCluster
 from fakekube.runtime.informer import Informer
 from jobset_ref import install
@@ -43,7 +41,7 @@ def test_jobset_runs_to_completion_with_pod_hostnames() -> None:
     assert all(p["metadata"]["labels"][c.JOBSET_NAME_KEY] == "pytorch" for p in pods)
     # Pods start 1 s after binding and run 10 s; the Job controller's 1 s sync batching adds the rest.
     assert cluster.run_until(lambda: status(cluster, "pytorch").get("terminalState") == "Completed",
-                             timeout=120) == pytest.approx(12.01)
+                             timeout=120) == 12.01
     assert cond(cluster, "pytorch", "Completed") == {
         "type": "Completed", "status": "True", "lastTransitionTime": "2030-01-01T00:00:12Z",
         "reason": "AllJobsCompleted", "message": "jobset completed successfully"}
@@ -57,12 +55,12 @@ def test_failed_pod_restarts_the_whole_jobset_then_completes() -> None:
                   .replicated_job(make_replicated_job("workers").replicas(2).job(workers())))
     cluster.script_pods(f"{c.RESTARTS_KEY}=0,{c.JOB_INDEX_KEY}=1", duration=5, exit_code=1)
     restart_at = cluster.run_until(lambda: status(cluster, "pytorch").get("restarts") == 1, timeout=120)
-    assert restart_at == pytest.approx(12.01)
+    assert restart_at == 12.01
     restarting = cond(cluster, "pytorch", "RestartingJobSet")
     assert restarting is not None and restarting["message"] == (
         "applying RestartJobSet failure policy action (first failed job: pytorch-workers-1)")
     assert cluster.run_until(lambda: status(cluster, "pytorch").get("terminalState") is not None,
-                             timeout=300) == pytest.approx(43.01)
+                             timeout=300) == 43.01
     final = status(cluster, "pytorch")
     assert final["terminalState"] == "Completed" and final["restarts"] == 1
     jobs = cluster.list("jobs.batch", "default")
@@ -80,7 +78,7 @@ def test_max_restarts_reached_on_full_simulation() -> None:
     cluster.apply(make_jobset("js").failure_policy(max_restarts=2)
                   .replicated_job(make_replicated_job("w").replicas(1).job(workers(parallelism=1))))
     assert cluster.run_until(lambda: status(cluster, "js").get("terminalState") == "Failed",
-                             timeout=600) == pytest.approx(36.03)
+                             timeout=600) == 36.03
     failed = cond(cluster, "js", "Failed")
     assert failed is not None and failed["reason"] == "ReachedMaxRestarts"
     assert failed["message"] == "jobset failed due to reaching max number of restarts (first failed job: js-w-0)"

@@ -1,0 +1,360 @@
+"""Faults: the one vocabulary of what can go wrong in a simulated cluster.
+
+The conformance scenarios' timeline (``failPod: {hostname: ...}``) and the hypothesis fault
+timelines (``jobset_ref.testing.strategies``) both build these values, so a fault means the
+same thing, with the same parameters, wherever it is written. Each is a frozen value;
+``apply(cluster)`` makes it happen now and returns a one-line description of what it did.
+:func:`parse_fault` reads the mapping form (the YAML of a timeline step):
+
+==============  ==========================================================  =====================
+action          spec                                                        value
+==============  ==========================================================  =====================
+``failPod``     a pod target, ``exitCode`` (1), ``reason`` (``Error``)    :class:`FailPod`
+``completePod`` a pod target                                                :class:`CompletePod`
+``evictPod``    a pod target                                                :class:`EvictPod`
+``deletePod``   a pod target                                                :class:`DeletePod`
+``failNode``    a node name, or ``{pod: <name or hostname>, namespace}``    :class:`FailNode`
+``inject``      ``{verb, resource, subresource, namespace, name, nth|times, :class:`Inject`
+                error: {code, reason, message}, delaySeconds}``
+``clearFaults`` ``true``                                                    :class:`ClearFaults`
+==============  ==========================================================  =====================
+
+A **pod target** (:class:`PodTarget`) is a pod name (a hostname when no pod has that name) or
+``{name | hostname | selector, namespace, all, pick}``. It picks among the matching pods that
+can take the fault, in name order: pods whose containers run (``Running``, not being deleted)
+for ``failPod``/``completePod``, live pods (not terminal, not being deleted) for
+``evictPod``/``deletePod``; the first one (or the ``pick``-th, modulo their number), or all of
+them with ``all: true``. No such pod is :class:`NoTarget` (a ``UsageError``).
+
+``inject`` is a :class:`fakekube.Reactor` (API errors or delayed watch delivery); its
+``error`` is built by :func:`api_error` (the ``ApiError`` class of the HTTP code). Times are
+virtual seconds: a number or a duration text such as ``"1m30s"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from fakekube import errors
+from fakekube._core.clock import parse_duration
+from fakekube.apiserver.faults import Reactor
+from fakekube.errors import ApiError, UsageError
+from fakekube.machinery import selectors
+
+if TYPE_CHECKING:
+    from fakekube.cluster import FakeCluster
+
+__all__ = [
+    "FAULT_ACTIONS",
+    "ClearFaults",
+    "CompletePod",
+    "DeletePod",
+    "EvictPod",
+    "FailNode",
+    "FailPod",
+    "Fault",
+    "Inject",
+    "NoTarget",
+    "PodTarget",
+    "api_error",
+    "is_live",
+    "parse_fault",
+]
+
+#: The timeline actions :func:`parse_fault` reads.
+FAULT_ACTIONS = ("failPod", "completePod", "evictPod", "deletePod", "failNode", "inject", "clearFaults")
+
+_TARGET_KEYS = ("name", "hostname", "selector", "namespace", "all", "pick")
+_INJECT_KEYS = ("verb", "resource", "subresource", "namespace", "name", "error", "delaySeconds", "nth", "times")
+
+
+class NoTarget(UsageError):
+    """No pod (or node) matches a fault's target; ``seen`` names the candidates there were."""
+
+    def __init__(self, message: str, seen: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.seen = list(seen)
+
+
+def is_live(pod: dict[str, Any]) -> bool:
+    """Not being deleted and not terminal (``Succeeded``/``Failed``)."""
+    return (not pod["metadata"].get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
+
+
+def _is_running(pod: dict[str, Any]) -> bool:
+    return not pod["metadata"].get("deletionTimestamp") and (pod.get("status") or {}).get("phase") == "Running"
+
+
+def api_error(code: int | None, message: str, reason: str | None = None) -> ApiError:
+    """The ``ApiError`` a server answers with for ``code`` (``409`` → ``Conflict``; ``500`` and unknown
+    codes → ``ApiError``), with ``message`` and an optional ``reason`` overriding the class's."""
+    classes = {cls.CODE: cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, ApiError)}
+    cls = classes.get(int(code if code is not None else 500), ApiError)
+    return cls(message, code=code, reason=reason)
+
+
+def _check_keys(spec: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = ()) -> dict[str, Any]:
+    if not isinstance(spec, dict):
+        raise UsageError(f"{where}: expected a mapping, got {type(spec).__name__} {spec!r}")
+    allowed = set(allowed)
+    unknown = sorted(set(spec) - allowed)
+    if unknown:
+        raise UsageError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
+                         f"known keys: {', '.join(sorted(allowed))}")
+    missing = [k for k in required if k not in spec]
+    if missing:
+        raise UsageError(f"{where}: missing required key(s) {', '.join(map(repr, missing))}")
+    return spec
+
+
+# ====================================================================== targets
+
+
+@dataclass(frozen=True, slots=True)
+class PodTarget:
+    """Which pods a pod fault hits (see the module docstring)."""
+
+    name: str | None = None
+    hostname: str | None = None
+    selector: str | None = None
+    namespace: str = "default"
+    all: bool = False
+    pick: int = 0
+
+    def __post_init__(self) -> None:
+        for key in ("name", "hostname", "selector"):
+            value = getattr(self, key)
+            if value is not None and not isinstance(value, str):
+                raise UsageError(f"a pod target's {key} is a string, got {value!r}")
+        if self.selector:
+            try:
+                selectors.parse_label_selector(self.selector)
+            except Exception as err:
+                raise UsageError(f"bad label selector {self.selector!r}: {err}") from None
+        if not isinstance(self.pick, int) or isinstance(self.pick, bool) or self.pick < 0:
+            raise UsageError(f"a pod target's pick is a non-negative int, got {self.pick!r}")
+
+    @classmethod
+    def parse(cls, spec: Any, where: str, *, extra: Iterable[str] = ()) -> PodTarget:
+        """A pod name or hostname, or a mapping of the target's keys (plus ``extra`` keys the fault reads)."""
+        if isinstance(spec, str):
+            return cls(name=spec)
+        _check_keys(spec, (*_TARGET_KEYS, *extra), where)
+        return cls(**{k: spec[k] for k in _TARGET_KEYS if k in spec})
+
+    def describe(self) -> dict[str, Any]:
+        """The target in its mapping form (only what differs from the defaults)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != f.default}
+
+    def pods(self, cluster: FakeCluster, *, running: bool) -> list[dict[str, Any]]:
+        """The pods hit, read from storage (injected API faults never hit the harness's own reads)."""
+        rt = cluster.api.registry.resolve("pods")
+        pods = list(cluster.api.store.list(rt.key, self.namespace))
+        if self.selector:
+            parsed = selectors.parse_label_selector(self.selector)
+            pods = [p for p in pods if parsed.matches((p.get("metadata") or {}).get("labels") or {})]
+        if self.name is not None:
+            exact = [p for p in pods if p["metadata"]["name"] == self.name]
+            pods = exact or [p for p in pods if (p.get("spec") or {}).get("hostname") == self.name]
+        if self.hostname is not None:
+            pods = [p for p in pods if (p.get("spec") or {}).get("hostname") == self.hostname]
+        ready = [p for p in pods if (_is_running(p) if running else is_live(p))]
+        if not ready:
+            raise NoTarget(f"no {'running' if running else 'live'} pod matches {self.describe()}",
+                           [p["metadata"]["name"] for p in pods])
+        return ready if self.all else [ready[self.pick % len(ready)]]
+
+
+# ====================================================================== faults
+
+
+class Fault:
+    """Something that goes wrong now: ``apply(cluster)`` returns what it did, in one line."""
+
+    def apply(self, cluster: FakeCluster) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _PodFault(Fault):
+    """A fault acting on each pod of a :class:`PodTarget`."""
+
+    target: PodTarget
+    running: ClassVar[bool] = False
+
+    def pods(self, cluster: FakeCluster) -> list[dict[str, Any]]:
+        return self.target.pods(cluster, running=self.running)
+
+    def act(self, cluster: FakeCluster, pod: dict[str, Any]) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def apply(self, cluster: FakeCluster) -> str:
+        return "; ".join(self.act(cluster, pod) for pod in self.pods(cluster))
+
+
+@dataclass(frozen=True, slots=True)
+class FailPod(_PodFault):
+    """The pod's running containers exit with ``exit_code`` (its restartPolicy decides what follows)."""
+
+    target: PodTarget
+    exit_code: int = 1
+    reason: str = "Error"
+    running: ClassVar[bool] = True
+
+    def act(self, cluster: FakeCluster, pod: dict[str, Any]) -> str:
+        meta = pod["metadata"]
+        cluster.fail_pod(meta["name"], meta["namespace"], exit_code=self.exit_code, reason=self.reason)
+        return f"fail-pod {meta['name']} exit={self.exit_code} reason={self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class CompletePod(_PodFault):
+    """The pod's running containers exit 0."""
+
+    target: PodTarget
+    running: ClassVar[bool] = True
+
+    def act(self, cluster: FakeCluster, pod: dict[str, Any]) -> str:
+        meta = pod["metadata"]
+        cluster.complete_pod(meta["name"], meta["namespace"])
+        return f"complete-pod {meta['name']}"
+
+
+@dataclass(frozen=True, slots=True)
+class EvictPod(_PodFault):
+    """An eviction (``pods/eviction``) of the pod."""
+
+    target: PodTarget
+
+    def act(self, cluster: FakeCluster, pod: dict[str, Any]) -> str:
+        meta = pod["metadata"]
+        cluster.evict_pod(meta["name"], meta["namespace"])
+        return f"evict-pod {meta['name']}"
+
+
+@dataclass(frozen=True, slots=True)
+class DeletePod(_PodFault):
+    """A delete of the pod (graceful, as ``kubectl delete pod``)."""
+
+    target: PodTarget
+
+    def act(self, cluster: FakeCluster, pod: dict[str, Any]) -> str:
+        meta = pod["metadata"]
+        cluster.delete_pod(meta["name"], meta["namespace"])
+        return f"delete-pod {meta['name']}"
+
+
+@dataclass(frozen=True, slots=True)
+class FailNode(Fault):
+    """The node stops responding (NotReady, unreachable taints; its pods fail). Give the node's
+    ``name``, or a ``pod`` target for the node that pod runs on."""
+
+    name: str | None = None
+    pod: PodTarget | None = None
+
+    def __post_init__(self) -> None:
+        if (self.name is None) == (self.pod is None):
+            raise UsageError("FailNode takes a node name= or a pod= target, one of them")
+        if self.name is not None and not isinstance(self.name, str):
+            raise UsageError(f"FailNode(name=...) takes a node name, got {self.name!r}")
+
+    def node(self, cluster: FakeCluster) -> str:
+        if self.pod is not None:
+            pod = self.pod.pods(cluster, running=False)[0]
+            node = (pod.get("spec") or {}).get("nodeName")
+            if not node:
+                raise NoTarget(f"pod {pod['metadata']['name']} is not scheduled on a node")
+            return str(node)
+        assert self.name is not None
+        if cluster.api.store.get(cluster.api.registry.resolve("nodes").key, "", self.name) is None:
+            raise NoTarget(f"no node named {self.name!r}",
+                           [n["metadata"]["name"] for n in cluster.api.store.list("nodes", None)])
+        return self.name
+
+    def apply(self, cluster: FakeCluster) -> str:
+        name = self.node(cluster)
+        cluster.fail_node(name)
+        return f"fail-node {name}"
+
+
+@dataclass(frozen=True)
+class Inject(Fault):
+    """Add a copy of ``reactor`` (fresh counters each time) to the API server."""
+
+    reactor: Reactor
+
+    def apply(self, cluster: FakeCluster) -> str:
+        r = cluster.inject(dataclasses.replace(self.reactor))
+        what = f"error {r.error.code} {r.error.reason}" if r.error is not None else f"delay {r.delay_seconds:g}s"
+        when = f" nth={r.nth}" if r.nth is not None else f" x{r.times}" if r.times is not None else ""
+        return f"inject {r.verb} {r.resource}{'/' + r.subresource if r.subresource not in (None, '*') else ''} " \
+               f"{what}{when}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClearFaults(Fault):
+    """Remove every injected reactor."""
+
+    def apply(self, cluster: FakeCluster) -> str:
+        cluster.clear_faults()
+        return "clear-faults"
+
+
+# ====================================================================== the mapping form
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise UsageError(f"{where}: expected an integer, got {value!r}")
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(f"{where}: expected an integer, got {value!r}") from None
+
+
+def _reactor(spec: Any) -> Reactor:
+    _check_keys(spec, _INJECT_KEYS, "inject")
+    kwargs: dict[str, Any] = {k: spec[k] for k in ("verb", "resource", "subresource", "namespace", "name", "nth",
+                                                   "times") if k in spec}
+    if "error" in spec:
+        error = _check_keys(spec["error"], ("code", "reason", "message"), "inject.error", required=("message",))
+        kwargs["error"] = api_error(error.get("code"), error["message"], error.get("reason"))
+    if "delaySeconds" in spec:
+        try:
+            kwargs["delay_seconds"] = parse_duration(spec["delaySeconds"])
+        except ValueError as err:
+            raise UsageError(f"inject.delaySeconds: {err}") from None
+    return Reactor(**kwargs)
+
+
+def parse_fault(action: str, spec: Any) -> Fault:
+    """The fault of one timeline step ``{<action>: <spec>}`` (see the module docstring);
+    ``UsageError`` for a malformed spec."""
+    if action == "failPod":
+        target = PodTarget.parse(spec, action, extra=("exitCode", "reason"))
+        opts = spec if isinstance(spec, dict) else {}
+        return FailPod(target, exit_code=_int(opts.get("exitCode", 1), "failPod.exitCode"),
+                       reason=str(opts.get("reason", "Error")))
+    if action == "completePod":
+        return CompletePod(PodTarget.parse(spec, action))
+    if action == "evictPod":
+        return EvictPod(PodTarget.parse(spec, action))
+    if action == "deletePod":
+        return DeletePod(PodTarget.parse(spec, action))
+    if action == "failNode":
+        if isinstance(spec, dict):
+            _check_keys(spec, ("pod", "namespace"), action, required=("pod",))
+            return FailNode(pod=PodTarget(name=spec["pod"], namespace=spec.get("namespace", "default")))
+        if not isinstance(spec, str):
+            raise UsageError(f"failNode takes the name of an existing node or {{pod: <name or hostname>}}, "
+                             f"got {spec!r}")
+        return FailNode(name=spec)
+    if action == "inject":
+        return Inject(_reactor(spec))
+    if action == "clearFaults":
+        return ClearFaults()
+    raise UsageError(f"unknown fault {action!r}; known: {', '.join(FAULT_ACTIONS)}")
