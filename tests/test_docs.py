@@ -28,3 +28,13 @@ def test_readme_quickstart_matches_ci() -> None:
     assert test_command in ci, f"CI must run the README's test command: {test_command!r}"
     example = re.search(r"jobset-ref simulate (\S+)", commands[0])
     assert example is not None and (ROOT / example.group(1)).is_file()
+
+
+def test_readme_names_the_python_versions_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    named = re.search(r"CI runs it on Python ([0-9., and]+);", readme.replace("\n", " "))
+    assert named is not None, "README's Quickstart must say which Python versions CI runs"
+    minimum = re.search(r'requires-python = ">=([0-9.]+)"', (ROOT / "pyproject.toml").read_text())
+    extra = re.search(r"^EXTRA_VERSIONS=\(([^)]*)\)$", (ROOT / ".ci" / "run").read_text(), flags=re.M)
+    assert minimum is not None and extra is not None
+    assert re.findall(r"3\.\d+", named.group(1)) == [minimum.group(1), *extra.group(1).split()]

@@ -22,10 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: public in their namespace must be exported.
 PUBLIC_PACKAGES = ["fakekube", "fakekube.clock", "fakekube.errors", "fakekube.generated", "fakekube.runtime",
                    "fakekube.testing", "jobset_ref", "jobset_ref.api"]
-#: Library modules that are public as well (apimachinery's counterparts, and the DNS component whose
-#: record rules the JobSet invariants reuse); they also import helpers.
+#: Library modules that are public as well (apimachinery's counterparts); they also import helpers.
 PUBLIC_LIBRARIES = ["fakekube.machinery.patch", "fakekube.machinery.quantity", "fakekube.machinery.selectors",
-                    "fakekube.machinery.validation", "fakekube.testing.builders", "fakekube.components.dns",
+                    "fakekube.machinery.validation", "fakekube.testing.builders", "fakekube.machinery.endpoints",
                     "fakekube.faults"]
 PUBLIC_FAKEKUBE = {m for m in PUBLIC_PACKAGES + PUBLIC_LIBRARIES if m.startswith("fakekube")}
 

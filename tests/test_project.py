@@ -28,7 +28,8 @@ def test_ruff_is_clean() -> None:
 
 
 def test_import_layering_contracts_hold() -> None:
-    exe = shutil.which("lint-imports")
+    # Beside the interpreter first: a venv's python run without activating the venv has no bin/ on PATH.
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if exe is None:
         pytest.skip("import-linter is not installed (pip install -e '.[test]')")
     result = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False,

@@ -332,6 +332,9 @@ _LITERALS: Final = {"t": "true", "f": "false", "n": "null"}
 def _go_syntax_message(doc: str, err: json.JSONDecodeError) -> str:
     """Translate Python's decoder error into the message Go's scanner gives (best effort)."""
     pos, msg = err.pos, err.msg
+    if msg.startswith("Illegal trailing comma"):  # Python 3.13+ points at the comma; Go at what follows
+        pos = len(doc) - len(doc[pos + 1:].lstrip(" \t\r\n"))
+        msg = "Expecting property name" if msg.endswith("object") else "Expecting value"
     if pos >= len(doc.rstrip(" \t\r\n")) or msg.startswith("Unterminated string"):
         return "unexpected end of JSON input"
     ch = doc[pos]

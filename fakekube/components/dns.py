@@ -62,13 +62,18 @@ from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
+from fakekube.machinery.endpoints import (
+    CLUSTER_DOMAIN,
+    endpoint_address,
+    endpoint_ready,
+    in_endpoints,
+    serving,
+)
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.controller import Result
 
-__all__ = ["CLUSTER_DOMAIN", "MANAGED_BY", "MAX_ENDPOINTS_PER_SLICE", "Dns", "endpoint_address", "endpoint_ready",
-           "in_endpoints"]
+__all__ = ["MANAGED_BY", "MAX_ENDPOINTS_PER_SLICE", "Dns"]
 
-CLUSTER_DOMAIN = "cluster.local"
 MANAGED_BY = "endpointslice-controller.k8s.io"
 LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
@@ -80,38 +85,6 @@ NDOTS = 5
 
 ServiceKey = tuple[str, str]
 PodKey = tuple[str, str]
-
-
-def in_endpoints(pod: dict[str, Any]) -> bool:
-    """``ShouldPodBeInEndpoints(pod, includeTerminating=true)``: has an IP and is not terminal."""
-    status = pod.get("status") or {}
-    if not status.get("podIP") and not status.get("podIPs"):
-        return False
-    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
-    phase = status.get("phase")
-    if policy == "Never":
-        return phase not in ("Failed", "Succeeded")
-    if policy == "OnFailure":
-        return phase != "Succeeded"
-    return True
-
-
-def endpoint_address(pod: dict[str, Any]) -> str | None:
-    """The address of the pod's endpoint: ``status.podIP``, else the first of ``status.podIPs``."""
-    status = pod.get("status") or {}
-    return status.get("podIP") or (status.get("podIPs") or [{}])[0].get("ip")
-
-
-def _serving(status: dict[str, Any]) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
-
-
-def endpoint_ready(pod: dict[str, Any], publish_not_ready: bool) -> bool:
-    """The endpoint's ``ready`` condition (what a headless Service's DNS answers with):
-    ``publishNotReadyAddresses or (Ready=True and not terminating)``."""
-    if publish_not_ready:
-        return True
-    return _serving(pod.get("status") or {}) and not pod["metadata"].get("deletionTimestamp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,12 +415,12 @@ class Dns:
     # ------------------------------------------------------------------ reconcile
     def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
         spec, status, meta = pod.get("spec") or {}, pod.get("status") or {}, pod["metadata"]
-        serving = _serving(status)
+        is_serving = serving(status)
         terminating = bool(meta.get("deletionTimestamp"))
         publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
         ep: dict[str, Any] = {"addresses": [endpoint_address(pod)],
                               "conditions": {"ready": endpoint_ready(pod, publish),
-                                             "serving": serving, "terminating": terminating}}
+                                             "serving": is_serving, "terminating": terminating}}
         if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
             ep["hostname"] = spec["hostname"]
         if spec.get("nodeName"):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube import FakeCluster, NotFound
-from fakekube.components.dns import CLUSTER_DOMAIN, endpoint_address, endpoint_ready, in_endpoints
+from fakekube.machinery.endpoints import CLUSTER_DOMAIN, endpoint_address, endpoint_ready, in_endpoints
 from jobset_ref.api import constants as c
 
 __all__ = [

@@ -156,7 +156,7 @@ def _pod(status: dict[str, Any], *, restart_policy: str = "Never", deleting: boo
 
 def test_endpoint_rules_are_pure_functions_shared_with_the_invariants() -> None:
     """The rules the invariants reuse: a pod reporting only ``podIPs`` is an endpoint at its first IP."""
-    from fakekube.components.dns import endpoint_address, endpoint_ready, in_endpoints
+    from fakekube.machinery.endpoints import endpoint_address, endpoint_ready, in_endpoints
 
     ready = [{"type": "Ready", "status": "True"}]
     only_ips = _pod({"phase": "Running", "podIPs": [{"ip": "10.244.0.9"}], "conditions": ready})

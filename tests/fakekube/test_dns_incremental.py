@@ -30,6 +30,7 @@ from fakekube.components.dns import (
 )
 from fakekube.errors import NotFound
 from fakekube.machinery import selectors as sel
+from fakekube.machinery.endpoints import in_endpoints
 from fakekube.runtime.controller import Result
 
 
@@ -63,7 +64,7 @@ class ReferenceDns(Dns):
         label_sel = sel.selector_from_set(selector)
         pair = min(selector.items(), key=lambda kv: self._pods.count_index("test/ns-label", f"{ns}/{kv[0]}={kv[1]}"))
         pods = [p for p in self._pods.by_index("test/ns-label", f"{ns}/{pair[0]}={pair[1]}")
-                if label_sel.matches(p["metadata"].get("labels") or {}) and dns_module.in_endpoints(p)]
+                if label_sel.matches(p["metadata"].get("labels") or {}) and in_endpoints(p)]
         desired = {p["metadata"]["uid"]: self._endpoint(svc, p) for p in pods}
         ports = self._ports(svc, pods)
         # Keep endpoints in the slice that holds them; fill slices with room; then new slices.

@@ -563,6 +563,7 @@ def test_apply_patch_unsupported_media_types() -> None:
     ("strategic", "[]", 400, "json: cannot unmarshal array into Go value of type map[string]interface {}"),
     ("strategic", '{"a" 1}', 400, "invalid character '1' after object key"),
     ("strategic", '{"a": 1,}', 400, "invalid character '}' looking for beginning of object key string"),
+    ("strategic", '{"a": [1, ]}', 400, "invalid character ']' looking for beginning of value"),
     ("strategic", '{"a": 1 "b": 2}', 400, "invalid character '\"' after object key:value pair"),
     ("strategic", '{"a": [1 2]}', 400, "invalid character '2' after array element"),
     ("strategic", '{"a": tru}', 400, "invalid character '}' in literal true (expecting 'e')"),
