@@ -142,7 +142,7 @@ def serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
     if args.nodes < 0:
         raise CliError(f"--nodes {args.nodes} must not be negative")
-    docs = load_manifests(args.manifests)
+    docs = load_manifests(args.manifests) if args.manifests else []
     cluster = FakeCluster(seed=args.seed)
     jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
     cluster.add_nodes(args.nodes)

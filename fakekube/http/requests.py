@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from fakekube.apiserver.field_manager import WriteInfo
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, UsageError
@@ -405,12 +406,13 @@ class RequestHandler:
                 return Response.status(_status(415, "UnsupportedMediaType", "the body of the request was in an "
                                                "unknown format - accepted media types include: " + ", ".join(
                                                    PATCH_TYPES[:4])), close=False)
-            patch = decode_body(raw, JSON if media != APPLY_PATCH else APPLY_PATCH) if raw else None
-            with self.lock:
-                result = self.api.patch(rt, info.name or "", patch, namespace=info.namespace, patch_type=media,
-                                        subresource=info.subresource, dry_run=dry_run)
+            write = WriteInfo()
+            with self.lock:  # the raw body: the patch decoders give kube-apiserver's own messages
+                result = self.api.patch(rt, info.name or "", raw, namespace=info.namespace, patch_type=media,
+                                        subresource=info.subresource, dry_run=dry_run, force=_force(query),
+                                        info=write, **self._options(query, headers))
                 self.cluster.loop.run_until_idle()
-            return Response.json(result)
+            return _answer(result, 201 if write.created else 200, write)
         if verb in ("delete", "deletecollection"):
             options = decode_body(raw, content_type) if raw.strip() else {}
             return self._delete(rt, info, query, options if isinstance(options, dict) else {}, dry_run)
@@ -418,6 +420,7 @@ class RequestHandler:
         if not isinstance(body, dict):
             raise BadRequest("the body of the request must be a JSON object"
                              + ("" if raw.strip() else ", not empty"))
+        write = WriteInfo()
         with self.lock:
             if verb == "create":
                 if info.name is not None and info.subresource is not None:
@@ -426,7 +429,8 @@ class RequestHandler:
                 elif info.name is not None:
                     raise MethodNotAllowed("the server does not allow this method on the requested resource")
                 else:
-                    result = self.api.create(rt, body, namespace=info.namespace, dry_run=dry_run)
+                    result = self.api.create(rt, body, namespace=info.namespace, dry_run=dry_run, info=write,
+                                             **self._options(query, headers))
                 code = 201
             elif verb == "update":
                 if info.name is None:
@@ -437,12 +441,19 @@ class RequestHandler:
                     raise BadRequest(f"the name of the object ({body_name}) does not match the name on the URL "
                                      f"({info.name})")
                 result = self.api.update(rt, body, namespace=info.namespace, subresource=info.subresource,
-                                         dry_run=dry_run)
+                                         dry_run=dry_run, info=write, **self._options(query, headers))
                 code = 200
             else:
                 raise MethodNotAllowed("the server does not allow this method on the requested resource")
             self.cluster.loop.run_until_idle()
-        return Response.json(result, code)
+        return _answer(result, code, write)
+
+    @staticmethod
+    def _options(query: dict[str, str], headers: Message) -> dict[str, Any]:
+        """``fieldManager`` (absent: "" -- the write is named after its User-Agent, as upstream),
+        ``fieldValidation`` (absent: the server default, Warn) and the User-Agent."""
+        return {"field_manager": query.get("fieldManager", ""), "field_validation": query.get("fieldValidation"),
+                "user_agent": headers.get("User-Agent") or ""}
 
     def _delete(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], options: dict[str, Any],
                 dry_run: bool) -> Response:
@@ -481,6 +492,24 @@ class RequestHandler:
             lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
             self.cluster.loop.run_until_idle()
         return Response.json(result, 202 if lingering else 200)
+
+
+def _answer(result: dict[str, Any], code: int, write: WriteInfo) -> Response:
+    """A write's answer, its warnings as ``Warning: 299 - "..."`` headers (as kube-apiserver sends them)."""
+    return Response.json(result, code, headers=[("Warning", f'299 - "{_escape_warning(w)}"') for w in write.warnings])
+
+
+def _escape_warning(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _force(query: dict[str, str]) -> bool | None:
+    raw = query.get("force")
+    if raw in (None, ""):
+        return None
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise BadRequest(f'invalid value for force: "{raw}" is not a boolean')
+    return raw.lower() in ("true", "1")
 
 
 def _api_group(group_list: dict[str, Any], name: str) -> dict[str, Any] | None:
