@@ -29,6 +29,7 @@ from fakekube.cluster import FakeCluster
 from fakekube.errors import (
     AlreadyExists,
     ApiError,
+    ApiWarning,
     BadRequest,
     Conflict,
     FakeKubeError,
@@ -52,6 +53,7 @@ __all__ = [
     "AdmissionRequest",
     "AlreadyExists",
     "ApiError",
+    "ApiWarning",
     "Backoff",
     "BadRequest",
     "Client",

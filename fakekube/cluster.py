@@ -236,19 +236,22 @@ class FakeCluster:
         return [self.add_node(f"{name_prefix}-{i}", labels=labels, capacity=capacity, taints=taints) for i in range(count)]
 
     # ================================================================== API verbs
-    def apply(self, obj_or_yaml: Any, *, namespace: str | None = None) -> Any:
+    def apply(self, obj_or_yaml: Any, *, namespace: str | None = None, field_validation: str | None = None) -> Any:
         """Create each object, or update it if it exists (client-side apply, as kubectl does).
 
         Returns the stored object, or a list when the input held several documents.
+        ``field_validation="Strict"`` rejects unknown fields as ``kubectl apply`` does by default
+        (``Warn``: an :class:`~fakekube.ApiWarning` each; absent or ``Ignore``: not checked).
         """
         docs = _load_documents(obj_or_yaml)
-        results = [self._apply_one(doc, namespace) for doc in docs]
+        results = [self._apply_one(doc, namespace, field_validation) for doc in docs]
         self.run_until_idle()
         if isinstance(obj_or_yaml, dict) or len(results) == 1:
             return results[0]
         return results
 
-    def _apply_one(self, doc: dict[str, Any], namespace: str | None) -> dict[str, Any]:
+    def _apply_one(self, doc: dict[str, Any], namespace: str | None, field_validation: str | None
+                   ) -> dict[str, Any]:
         rt = self.api.registry.for_object(doc)
         meta = doc.get("metadata") or {}
         ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
@@ -263,18 +266,20 @@ class FakeCluster:
                 last = json.loads((live["metadata"].get("annotations") or {}).get(LAST_APPLIED, "{}"))
                 patch = patching.create_merge_patch(last, doc)
                 patch.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
-                return self.api.patch(rt, name, patch, namespace=ns, patch_type="merge")
+                return self.client.patch(rt.key, name, patch, ns, patch_type="merge",
+                                         field_validation=field_validation)
         body = json.loads(manifest)
         body.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
-        return self.api.create(rt, body, namespace=ns)
+        return self.client.create(body, namespace=ns, field_validation=field_validation)
 
-    def create(self, obj: dict[str, Any], *, namespace: str | None = None) -> dict[str, Any]:
-        result = self.client.create(obj, namespace=namespace)
+    def create(self, obj: dict[str, Any], *, namespace: str | None = None,
+               field_validation: str | None = None) -> dict[str, Any]:
+        result = self.client.create(obj, namespace=namespace, field_validation=field_validation)
         self.run_until_idle()
         return result
 
-    def update(self, obj: dict[str, Any]) -> dict[str, Any]:
-        result = self.client.update(obj)
+    def update(self, obj: dict[str, Any], *, field_validation: str | None = None) -> dict[str, Any]:
+        result = self.client.update(obj, field_validation=field_validation)
         self.run_until_idle()
         return result
 
@@ -291,8 +296,9 @@ class FakeCluster:
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
-              subresource: str | None = None) -> dict[str, Any]:
-        result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource)
+              subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource,
+                                   field_validation=field_validation)
         self.run_until_idle()
         return result
 

@@ -36,6 +36,7 @@ __all__ = [
     "OMIT",
     "AlreadyExists",
     "ApiError",
+    "ApiWarning",
     "BadRequest",
     "Conflict",
     "ErrorType",
@@ -68,6 +69,11 @@ class UsageError(FakeKubeError, TypeError):
 
 class SimulationError(FakeKubeError):
     """A budget ran out: too many steps at one instant, or a predicate that never held in time."""
+
+
+class ApiWarning(UserWarning):
+    """A warning the API server returned with a write (over HTTP, a ``Warning: 299`` header), such
+    as ``unknown field "spec.replicaz"`` under ``fieldValidation=Warn``."""
 
 
 # --------------------------------------------------------------------------- field errors

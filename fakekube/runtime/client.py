@@ -10,12 +10,15 @@ the same verbs without the copies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from fakekube._core.clock import SimTime
+from fakekube.apiserver.field_manager import WriteInfo
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
-from fakekube.errors import UsageError
+from fakekube.errors import ApiWarning, UsageError
 
 __all__ = ["Client"]
 
@@ -25,6 +28,21 @@ def _require_obj(obj: Any, verb: str) -> dict[str, Any]:
         raise UsageError(f"{verb}() takes a wire-form object (a dict with apiVersion, kind and metadata), "
                          f"got {type(obj).__name__}")
     return obj
+
+
+@contextmanager
+def field_validation_warnings(field_validation: str | None) -> Iterator[WriteInfo | None]:
+    """What a write with ``field_validation`` collects; its warnings are issued as :class:`ApiWarning`.
+
+    No ``field_validation`` (an in-process write): nothing is checked, as kube-apiserver's
+    typed clients never send unknown fields."""
+    if field_validation is None:
+        yield None
+        return
+    info = WriteInfo()
+    yield info
+    for text in info.warnings:
+        warnings.warn(ApiWarning(text), stacklevel=4)
 
 
 class _Verbs:
@@ -67,15 +85,24 @@ class _Verbs:
     def _kind_of(self, obj: dict[str, Any]) -> Any:
         return self.server.registry.for_object(obj)
 
-    def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    # ``field_validation`` (``Strict``, ``Warn`` or ``Ignore``) checks the body against the kind's
+    # schema as ``?fieldValidation=`` does: Strict rejects unknown fields (400), Warn issues an
+    # ApiWarning for each. Without it nothing is checked.
+    def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False,
+               field_validation: str | None = None) -> dict[str, Any]:
         obj = _require_obj(obj, "create")
-        return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
-                                  copy_result=not self._shares, fresh_body=self._shares, user_agent=self.user_agent)
+        with field_validation_warnings(field_validation) as info:
+            return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
+                                      copy_result=not self._shares, fresh_body=self._shares,
+                                      user_agent=self.user_agent, field_validation=field_validation, info=info)
 
-    def update(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+    def update(self, obj: dict[str, Any], *, dry_run: bool = False,
+               field_validation: str | None = None) -> dict[str, Any]:
         obj = _require_obj(obj, "update")
-        return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
-                                  fresh_body=self._shares, user_agent=self.user_agent)
+        with field_validation_warnings(field_validation) as info:
+            return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
+                                      fresh_body=self._shares, user_agent=self.user_agent,
+                                      field_validation=field_validation, info=info)
 
     def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = _require_obj(obj, "update_status")
@@ -83,9 +110,12 @@ class _Verbs:
                                   fresh_body=self._shares, user_agent=self.user_agent)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
-              patch_type: str = "merge", subresource: str | None = None) -> dict[str, Any]:
-        return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
-                                 subresource=subresource, copy_result=not self._shares, user_agent=self.user_agent)
+              patch_type: str = "merge", subresource: str | None = None,
+              field_validation: str | None = None) -> dict[str, Any]:
+        with field_validation_warnings(field_validation) as info:
+            return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
+                                     subresource=subresource, copy_result=not self._shares,
+                                     user_agent=self.user_agent, field_validation=field_validation, info=info)
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

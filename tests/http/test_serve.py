@@ -426,3 +426,38 @@ def test_quiescent_clock_jumps_when_nobody_talks(cluster: FakeCluster) -> None:
         server.wait_for(lambda: _job_done(cluster), timeout=10)
         assert server.clock.jumps > 0  # type: ignore[attr-defined]
         assert 120 <= cluster.elapsed < 200
+
+
+# ---------------------------------------------------------------------- request options
+def test_field_validation_over_http_strict_warn_and_default(req: Http) -> None:
+    body = configmap("v") | {"dta": {"x": "1"}}
+    code, _, status = req("POST", f"{CM}?fieldValidation=Strict", body)
+    assert code == 400 and status["message"] == ('ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+                                                 'strict decoding error: unknown field "dta"')
+    code, headers, _ = req("POST", CM, body)  # no parameter: the server default, Warn
+    assert code == 201 and headers["warning"] == '299 - "unknown field \\"dta\\""'
+    code, headers, _ = req("PUT", f"{CM}/v?fieldValidation=Ignore", req("GET", f"{CM}/v")[2] | {"dta": {}})
+    assert code == 200 and "warning" not in headers
+
+
+def test_server_side_apply_over_http(req: Http, cluster: FakeCluster) -> None:
+    apply = "application/apply-patch+yaml"
+
+    def applied(mode: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"mode": mode}}
+
+    code, _, created = req("PATCH", f"{CM}/ssa?fieldManager=alice", b"apiVersion: v1\nkind: ConfigMap\n"
+                           b"metadata:\n  name: ssa\ndata:\n  mode: fast\n", content_type=apply)
+    assert code == 201 and [m["manager"] for m in created["metadata"]["managedFields"]] == ["alice"]
+    code, _, again = req("PATCH", f"{CM}/ssa?fieldManager=alice", applied("fast"),
+                         content_type=apply)
+    assert code == 200 and again["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    code, _, status = req("PATCH", f"{CM}/ssa?fieldManager=bob", applied("slow"),
+                          content_type=apply)
+    assert code == 409 and status["message"] == 'Apply failed with 1 conflict: conflict with "alice": .data.mode'
+    code, _, forced = req("PATCH", f"{CM}/ssa?fieldManager=bob&force=true",
+                          applied("slow"), content_type=apply)
+    assert code == 200 and forced["data"] == {"mode": "slow"}
+    assert cluster.get("ConfigMap", "ssa")["data"] == {"mode": "slow"}
+    code, _, status = req("PATCH", f"{CM}/ssa", applied("slow"), content_type=apply)
+    assert code == 422 and "fieldManager: Required value: is required for apply patch" in status["message"]

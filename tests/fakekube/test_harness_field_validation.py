@@ -1,0 +1,54 @@
+"""fieldValidation on the harness API: the same Strict/Warn/Ignore answers as over HTTP."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from fakekube import ApiWarning, BadRequest, FakeCluster, Invalid
+
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "dta": {"x": "1"}}
+
+
+@pytest.fixture
+def cluster() -> FakeCluster:
+    return FakeCluster(seed=0, simulate=False)
+
+
+def test_strict_rejects_unknown_fields_on_create_and_apply(cluster: FakeCluster) -> None:
+    for write in (lambda: cluster.create(CONFIGMAP, field_validation="Strict"),
+                  lambda: cluster.apply(CONFIGMAP, field_validation="Strict")):
+        with pytest.raises(BadRequest) as err:
+            write()
+        assert err.value.message == ('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding '
+                                     'error: unknown field "dta"')
+    assert not cluster.exists("ConfigMap", "a")
+
+
+def test_warn_issues_one_api_warning_per_unknown_field(cluster: FakeCluster) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cluster.create(CONFIGMAP, field_validation="Warn")
+    assert [(w.category, str(w.message)) for w in caught] == [(ApiWarning, 'unknown field "dta"')]
+    assert cluster.exists("ConfigMap", "a")
+
+
+def test_without_field_validation_nothing_is_checked(cluster: FakeCluster) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cluster.apply(CONFIGMAP)
+        cluster.apply(CONFIGMAP, field_validation="Ignore")
+
+
+def test_strict_patch_is_422_as_upstream(cluster: FakeCluster) -> None:
+    cluster.create({k: v for k, v in CONFIGMAP.items() if k != "dta"})
+    with pytest.raises(Invalid) as err:
+        cluster.patch("ConfigMap", "a", {"spec": {"x": 1}}, field_validation="Strict")
+    assert err.value.code == 422 and 'strict decoding error: unknown field "spec"' in err.value.message
+
+
+def test_a_bad_field_validation_value_is_rejected(cluster: FakeCluster) -> None:
+    with pytest.raises(Invalid) as err:
+        cluster.create(CONFIGMAP, field_validation="Loud")
+    assert "fieldValidation" in err.value.message and '"Loud"' in err.value.message
