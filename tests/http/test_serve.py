@@ -461,3 +461,19 @@ def test_server_side_apply_over_http(req: Http, cluster: FakeCluster) -> None:
     assert cluster.get("ConfigMap", "ssa")["data"] == {"mode": "slow"}
     code, _, status = req("PATCH", f"{CM}/ssa", applied("slow"), content_type=apply)
     assert code == 422 and "fieldManager: Required value: is required for apply patch" in status["message"]
+
+
+def test_oversized_request_lines_and_headers_get_a_status(server: ClusterServer) -> None:
+    def raw(request: bytes) -> tuple[int, dict[str, Any]]:
+        with socket.create_connection((server.host, server.port), timeout=5) as sock:
+            sock.sendall(request)
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        return int(head.split()[1]), json.loads(body)
+
+    code, status = raw(b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert code == 414 and status["kind"] == "Status" and status["reason"] == "RequestURITooLong"
+    code, status = raw(b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(120)) + b"\r\n")
+    assert code == 431 and status["reason"] == "RequestHeaderFieldsTooLarge"
