@@ -85,6 +85,11 @@ class Watch:
         self.stopped = True
         self.server._unwatch(self)
 
+    @property
+    def pending(self) -> bool:
+        """Events are queued for this watch and not yet handed to its handler."""
+        return bool(self._pending)
+
     def _matches(self, obj: dict[str, Any] | None) -> bool:
         if obj is None:
             return False

@@ -356,7 +356,7 @@ class RequestHandler:
 
         def bookmark() -> bytes | None:
             with self.lock:
-                if watch._pending or len(queue):
+                if watch.pending or len(queue):
                     return None
                 rv = str(self.api.store.rv)
             return _dumps({"type": "BOOKMARK", "object": {"kind": rt.kind, "apiVersion": rt.api_version,
