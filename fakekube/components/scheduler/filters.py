@@ -1,4 +1,4 @@
-"""The scheduler's filters and the text of its unschedulable message (``spec/kubernetes.md`` §4.5-4.7).
+"""The scheduler's filters and the text of its unschedulable message (``spec/kubernetes.md`` §4.1-4.7).
 
 Filters, in upstream order (the first failing filter gives a node its reason, as
 ``RunFilterPlugins`` does): ``NodeUnschedulable`` (``node(s) were unschedulable``),
