@@ -12,6 +12,7 @@ orderings come from Go's sort. Every such rendering lives here, once:
   :func:`go_json_kind` -- its JSON type word in an ``UnmarshalTypeError``.
 * :func:`go_atoi`, :func:`parse_int64` -- ``strconv.Atoi`` (with its error text) and
   ``strconv.ParseInt(s, 10, 64)`` on a 64-bit platform.
+* :func:`go_duration` -- ``time.Duration.String`` (``10s``, ``5m0s``, ``1.5ms``).
 * :func:`go_stable_sort` -- ``sort.SliceStable`` step for step (upstream comparators are not always
   strict weak orders, so only the same algorithm gives the same order).
 * :func:`go_json_loads`, :class:`GoJSONError` -- ``json.Unmarshal`` into ``interface{}``: what it
@@ -33,6 +34,7 @@ __all__ = [
     "GoFloat",
     "GoJSONError",
     "go_atoi",
+    "go_duration",
     "go_float",
     "go_json_kind",
     "go_json_loads",
@@ -139,6 +141,37 @@ def go_atoi(text: str) -> int:
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError(f"strconv.Atoi: parsing {go_quote(text)}: value out of range")
     return value
+
+
+def go_duration(ns: int) -> str:
+    """``time.Duration.String`` of ``ns`` nanoseconds: ``0s``, ``10s``, ``1m20s``, ``5m0s``,
+    ``2h0m0s``, ``1.5s``; below a second in ``ns``, ``µs`` or ``ms`` (``1.5ms``)."""
+    if ns == 0:
+        return "0s"
+    sign = "-" if ns < 0 else ""
+    u = abs(ns)
+    if u < 1_000:
+        return f"{sign}{u}ns"
+    if u < 1_000_000_000:
+        unit, prec = ("µs", 3) if u < 1_000_000 else ("ms", 6)
+        whole, frac = _go_fraction(u, prec)
+        return f"{sign}{whole}{frac}{unit}"
+    total, frac = _go_fraction(u, 9)
+    out = f"{total % 60}{frac}s"
+    minutes = total // 60
+    if minutes:
+        out = f"{minutes % 60}m{out}"
+        if minutes // 60:
+            out = f"{minutes // 60}h{out}"
+    return sign + out
+
+
+def _go_fraction(value: int, prec: int) -> tuple[int, str]:
+    """``time``'s ``fmtFrac``: ``value / 10**prec`` as its whole part and ``.digits`` without
+    trailing zeros (empty when the fraction is 0)."""
+    whole, frac = divmod(value, 10**prec)
+    digits = f"{frac:0{prec}d}".rstrip("0")
+    return whole, f".{digits}" if digits else ""
 
 
 # --------------------------------------------------------------------------- decoded JSON values

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
+from fakekube._core.gocompat import go_duration
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
@@ -141,18 +142,6 @@ class _Run:
         for h in self.handles:
             h.cancel()
         self.handles.clear()
-
-
-def _go_duration(ns: SimTime) -> str:
-    """``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``."""
-    s = ns // SECOND
-    if s < 60:
-        return f"{s}s"
-    m, s = divmod(s, 60)
-    if m < 60:
-        return f"{m}m{s}s"
-    h, m = divmod(m, 60)
-    return f"{h}h{m}m{s}s"
 
 
 def _image_ref(image: str) -> str:
@@ -565,12 +554,12 @@ class Kubelet:
             status["containerStatuses"] = [
                 self._container_status(run, c, {"waiting": {
                     "reason": "CrashLoopBackOff",
-                    "message": f"back-off {_go_duration(delay)} restarting failed container={c['name']} "
+                    "message": f"back-off {go_duration(delay)} restarting failed container={c['name']} "
                                f"pod={name}_{ns}({uid})"}}, ready=False, started=False, created=True)
                 for c in (p.get("spec") or {}).get("containers") or []]
 
         self.rt.trace.add(f"kubelet {ns}/{name} exited {code} ({reason}); restart #{run.restart_count} "
-                          f"in {_go_duration(delay)}")
+                          f"in {go_duration(delay)}")
         self._write(run, mutate)
         if self._runs.get(run.key) is run:
             self._later(run, delay, lambda: self._start(run), "restart")

@@ -13,6 +13,7 @@ from fakekube._core.gocompat import (
     GoFloat,
     GoJSONError,
     go_atoi,
+    go_duration,
     go_float,
     go_json_kind,
     go_json_loads,
@@ -46,6 +47,16 @@ def test_go_quote_char_quotes_the_first_byte(ch: str, quoted: str) -> None:
 def test_go_float_is_fmt_v(value: float, text: str) -> None:
     assert go_float(value) == text
     assert str(GoFloat(value)) == repr(GoFloat(value)) == text
+
+
+@pytest.mark.parametrize(("ns", "text"), [
+    (0, "0s"), (10 * 10**9, "10s"), (80 * 10**9, "1m20s"), (300 * 10**9, "5m0s"), (3600 * 10**9, "1h0m0s"),
+    (90061 * 10**9, "25h1m1s"), (1_500_000_000, "1.5s"), (61_000_000_001, "1m1.000000001s"),
+    (1_500_000, "1.5ms"), (1_000_000, "1ms"), (1_500, "1.5µs"), (999, "999ns"), (-2_500_000_000, "-2.5s"),
+    (-(1 << 63), "-2562047h47m16.854775808s"),
+])
+def test_go_duration_is_duration_string(ns: int, text: str) -> None:
+    assert go_duration(ns) == text
 
 
 def test_go_v_s_and_type_of_decoded_json() -> None:
