@@ -7,7 +7,6 @@ Expected texts are those the API server returns (kube-openapi messages through a
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,13 +81,8 @@ def template_spec(obj: Obj, i: int = 0) -> Obj:
 # --------------------------------------------------------------------------- construction
 
 @requires_upstream
-def test_construction_is_cheap_and_compiles_no_cel(crd_version: Obj) -> None:
-    timings = []
-    for _ in range(3):
-        start = time.perf_counter()
-        s = StructuralSchema.from_crd_version(crd_version)
-        timings.append(time.perf_counter() - start)
-    assert min(timings) < 0.020, timings
+def test_construction_compiles_no_cel(crd_version: Obj) -> None:
+    s = StructuralSchema.from_crd_version(crd_version)  # CEL rules compile on first use, not here
     assert s.compiled_rule_count == 0
     s.validate(admit(s, jobset()))
     assert s.compiled_rule_count == 1  # only the spec-level rule had something to evaluate
