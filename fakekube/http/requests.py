@@ -250,7 +250,9 @@ class RequestHandler:
                 if version is not None:
                     doc = discovery.aggregated_discovery(registry, core=path == "/api", version=version)
                     return Response(200, _dumps(doc), content_type=discovery.aggregated_discovery_media_type(version))
-                return Response.json(discovery.api_versions() if path == "/api" else discovery.api_group_list(registry))
+                if path == "/api":
+                    return Response.json(discovery.api_versions(self.server.url.split("://", 1)[1]))
+                return Response.json(discovery.api_group_list(registry))
             doc: dict[str, Any] | None = None
             if parts[0] == "openapi":
                 doc = openapi_v3.root(self.api) if len(parts) == 2 else openapi_v3.document(self.api, "/".join(parts[2:]))

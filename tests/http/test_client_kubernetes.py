@@ -117,6 +117,17 @@ def test_batch_v1_job_runs_to_completion_on_the_manual_clock(api: client.ApiClie
     assert complete.last_transition_time.isoformat() == "2030-01-01T00:00:32+00:00"
 
 
+def test_typed_discovery_apis(api: client.ApiClient, fake_apiserver: ClusterServer) -> None:
+    core = client.CoreApi(api).get_api_versions()  # its model requires serverAddressByClientCIDRs
+    assert core.versions == ["v1"]
+    assert [(c.client_cidr, c.server_address) for c in core.server_address_by_client_cidrs] == [
+        ("0.0.0.0/0", f"127.0.0.1:{fake_apiserver.port}")]
+    groups = client.ApisApi(api).get_api_versions().groups
+    assert [g.name for g in groups] == ["batch", "apiextensions.k8s.io", "discovery.k8s.io", "jobset.x-k8s.io"]
+    assert "jobs/status" in [r.name for r in client.BatchV1Api(api).get_api_resources().resources]
+    assert client.VersionApi(api).get_code().git_version == "v1.32.4+fakekube"
+
+
 # ---------------------------------------------------------------------- custom objects
 def test_custom_objects_on_jobsets(api: client.ApiClient, fake_apiserver: ClusterServer) -> None:
     custom = client.CustomObjectsApi(api)
