@@ -128,6 +128,26 @@ def test_typed_discovery_apis(api: client.ApiClient, fake_apiserver: ClusterServ
     assert client.VersionApi(api).get_code().git_version == "v1.32.4+fakekube"
 
 
+def test_pod_logs_with_tail_lines_and_a_container_check(api: client.ApiClient, fake_apiserver: ClusterServer) -> None:
+    core = client.CoreV1Api(api)
+    core.create_namespaced_pod("default", {
+        "metadata": {"name": "web", "annotations": {"fakekube.io/log": "starting\nlistening on :80\nready\n",
+                                                    "fakekube.io/run-seconds": "600"}},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}})
+    with pytest.raises(ApiException) as caught:  # bound at 0.01, started at 1.01: no log yet
+        core.read_namespaced_pod_log("web", "default")
+    assert status_body(caught.value)["message"] == ('container "nginx" in pod "web" is waiting to start: '
+                                                    "ContainerCreating")
+    fake_apiserver.cluster.advance(2)
+    assert core.read_namespaced_pod_log("web", "default") == "starting\nlistening on :80\nready\n"
+    assert core.read_namespaced_pod_log("web", "default", container="nginx", tail_lines=2) == (
+        "listening on :80\nready\n")
+    with pytest.raises(ApiException) as caught:
+        core.read_namespaced_pod_log("web", "default", container="sidecar")
+    assert (caught.value.status, status_body(caught.value)["message"]) == (
+        400, "container sidecar is not valid for pod web")
+
+
 # ---------------------------------------------------------------------- custom objects
 def test_custom_objects_on_jobsets(api: client.ApiClient, fake_apiserver: ClusterServer) -> None:
     custom = client.CustomObjectsApi(api)
