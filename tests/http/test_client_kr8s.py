@@ -89,6 +89,19 @@ def test_objects_create_get_patch_label_delete(api: kr8s.Api, fake_apiserver: Cl
     assert not fake_apiserver.cluster.exists("ConfigMap", "settings")
 
 
+def test_a_pod_becomes_ready_and_its_log_is_read(api: kr8s.Api, fake_apiserver: ClusterServer) -> None:
+    pod = Pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default", "annotations": {
+        "fakekube.io/log": "starting\nlistening on :80\n", "fakekube.io/run-seconds": "600"}},
+               "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}})
+    pod.create()
+    assert not pod.ready()
+    fake_apiserver.cluster.advance(2)
+    assert pod.ready()
+    assert list(pod.logs()) == ["starting", "listening on :80"]
+    assert list(pod.logs(tail_lines=1)) == ["listening on :80"]
+    assert "GET /api/v1/namespaces/default/pods/web/log?tailLines=1" in fake_apiserver.requests
+
+
 def test_jobsets_through_a_class_of_their_own(api: kr8s.Api, fake_apiserver: ClusterServer) -> None:
     js = JobSet(PYTORCH)
     js.create()
@@ -114,9 +127,11 @@ def test_wait_for_a_job_while_the_quiescent_clock_skips_ahead(api: kr8s.Api, fak
                                      "spec": {"restartPolicy": "Never",
                                               "containers": [{"name": "c", "image": "busybox"}]}}}})
     job.create()
-    created = fake_apiserver.cluster.elapsed
+    assert job.metadata.creationTimestamp == "2030-01-01T00:00:00Z"  # nothing was due before: time stood still
     job.wait("condition=Complete", timeout=20)  # a watch; ten virtual minutes pass in a few quiet periods
     complete = next(c for c in job.raw["status"]["conditions"] if c["type"] == "Complete")
-    assert complete["status"] == "True"
-    assert 602 <= fake_apiserver.cluster.elapsed - created < 700
-    assert fake_apiserver.clock.jumps > 0  # type: ignore[attr-defined]
+    # bound at 0.01, started at 1.01, done at 601.01, the Job controller's batched sync at 602.01
+    assert (complete["status"], complete["lastTransitionTime"]) == ("True", "2030-01-01T00:10:02Z")
+    # the clock may have made its last jump (a 1 s resync) before we look
+    assert fake_apiserver.cluster.elapsed in (602.01, 603.01)
+    assert fake_apiserver.clock.jumps >= 7  # type: ignore[attr-defined]  # 0.01 1 1.01 2.01 3.01 601.01 602.01
