@@ -274,9 +274,14 @@ def _snapshot(registry: Registry) -> _Snapshot:
     return snap
 
 
-def api_versions() -> dict[str, Any]:
-    """``/api``: the legacy ``APIVersions`` document (the core group has one version)."""
-    return {"kind": "APIVersions", "versions": ["v1"]}
+def api_versions(server_address: str) -> dict[str, Any]:
+    """``/api``: the legacy ``APIVersions`` document (the core group has one version).
+
+    ``server_address`` (``host:port``) is the one address every client CIDR is told to use, as
+    kube-apiserver's default discovery addresses do; typed clients require the field.
+    """
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]}
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from fakekube.http import discovery, openapi_v3, tables
 from fakekube.http.clocks import wall
 from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
+from fakekube.http.pod_logs import read_log
 from fakekube.http.routing import RequestInfo, parse_resource_path
 
 if TYPE_CHECKING:
@@ -250,7 +251,9 @@ class RequestHandler:
                 if version is not None:
                     doc = discovery.aggregated_discovery(registry, core=path == "/api", version=version)
                     return Response(200, _dumps(doc), content_type=discovery.aggregated_discovery_media_type(version))
-                return Response.json(discovery.api_versions() if path == "/api" else discovery.api_group_list(registry))
+                if path == "/api":
+                    return Response.json(discovery.api_versions(self.server.url.split("://", 1)[1]))
+                return Response.json(discovery.api_group_list(registry))
             doc: dict[str, Any] | None = None
             if parts[0] == "openapi":
                 doc = openapi_v3.root(self.api) if len(parts) == 2 else openapi_v3.document(self.api, "/".join(parts[2:]))
@@ -282,7 +285,9 @@ class RequestHandler:
             if info.verb == "get":
                 obj = self.api.get(rt, info.name or "", info.namespace, copy=False)
                 if info.subresource == "log":
-                    return self._log(obj)
+                    return Response.text(read_log(obj, container=query.get("container") or "",
+                                                  tail=_int_param(query, "tailLines"),
+                                                  limit=_int_param(query, "limitBytes")))
                 if table:
                     return Response.json(self._table(rt, [obj], table, query))
                 return Response.json(obj)
@@ -313,17 +318,6 @@ class RequestHandler:
         return tables.table(rt, objects, now=self.cluster.loop.now, crd=crd,
                             include_object=query.get("includeObject", "Metadata"), headers=headers,
                             list_metadata=list_metadata, api_version=api_version)
-
-    def _log(self, pod: dict[str, Any]) -> Response:
-        """The pod's log: the ``fakekube.io/log`` annotation once a container has started."""
-        statuses = (pod.get("status") or {}).get("containerStatuses") or []
-        started = any("running" in (s.get("state") or {}) or "terminated" in (s.get("state") or {})
-                      for s in statuses)
-        if not started:
-            name = pod["metadata"]["name"]
-            container = ((pod.get("spec") or {}).get("containers") or [{}])[0].get("name", "")
-            raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating')
-        return Response.text((pod["metadata"].get("annotations") or {}).get("fakekube.io/log", ""))
 
     # ------------------------------------------------------------------ watch
     def _watch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:

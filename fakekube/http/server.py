@@ -151,6 +151,12 @@ class ClusterServer:
         host = f"[{self.host}]" if ":" in str(self.host) else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def open_watches(self) -> int:
+        """How many watch streams are open now (to wait, in wall time, until a client watches or stopped)."""
+        with self._watches_lock:
+            return len(self._watches)
+
     def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
         """Poll ``predicate`` (under the cluster lock) every ``interval`` WALL seconds until it is truthy.
 

@@ -17,8 +17,10 @@ def _entry(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return next(r for r in doc["resources"] if r["name"] == name)
 
 
-def test_api_lists_the_core_version() -> None:
-    assert discovery.api_versions() == {"kind": "APIVersions", "versions": ["v1"]}
+def test_api_lists_the_core_version_and_the_server_address() -> None:
+    assert discovery.api_versions("127.0.0.1:6443") == {
+        "kind": "APIVersions", "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443"}]}
 
 
 def test_group_list_orders_groups_by_apiservice_priority(cluster: FakeCluster) -> None:

@@ -341,6 +341,16 @@ def test_harness_calls_from_the_test_thread_reach_open_watches(cluster: FakeClus
                                                                             ("MODIFIED", "from-test")]
 
 
+def test_open_watches_counts_the_streams_being_served(server: ClusterServer) -> None:
+    assert server.open_watches == 0
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    conn.request("GET", f"{CM}?watch=true&timeoutSeconds=0.2")
+    resp = conn.getresponse()
+    assert server.open_watches == 1  # counted before the headers are sent
+    assert resp.read() == b""  # ends at its timeout, with no event
+    server.wait_for(lambda: server.open_watches == 0)
+
+
 def test_a_watcher_that_falls_far_behind_is_cut_off_with_410(cluster: FakeCluster) -> None:
     with ClusterServer(cluster, watch_queue_limit=5) as server:
         conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
