@@ -282,7 +282,7 @@ class RequestHandler:
             if info.verb == "get":
                 obj = self.api.get(rt, info.name or "", info.namespace, copy=False)
                 if info.subresource == "log":
-                    return self._log(obj)
+                    return self._log(obj, query.get("container") or "")
                 if table:
                     return Response.json(self._table(rt, [obj], table, query))
                 return Response.json(obj)
@@ -314,15 +314,35 @@ class RequestHandler:
                             include_object=query.get("includeObject", "Metadata"), headers=headers,
                             list_metadata=list_metadata, api_version=api_version)
 
-    def _log(self, pod: dict[str, Any]) -> Response:
-        """The pod's log: the ``fakekube.io/log`` annotation once a container has started."""
-        statuses = (pod.get("status") or {}).get("containerStatuses") or []
-        started = any("running" in (s.get("state") or {}) or "terminated" in (s.get("state") or {})
-                      for s in statuses)
-        if not started:
-            name = pod["metadata"]["name"]
-            container = ((pod.get("spec") or {}).get("containers") or [{}])[0].get("name", "")
-            raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating')
+    def _log(self, pod: dict[str, Any], container: str) -> Response:
+        """The pod's log: the ``fakekube.io/log`` annotation once the container has started.
+
+        The API server's checks come first (the container must be named when there are several,
+        and exist; the pod must be bound to a node), then the kubelet's (the container started).
+        """
+        name = pod["metadata"]["name"]
+        spec = pod.get("spec") or {}
+        names = [str(c.get("name", "")) for c in spec.get("containers") or []]
+        init_names = [str(c.get("name", "")) for c in spec.get("initContainers") or []]
+        if not container:
+            if len(names) != 1:
+                raise BadRequest(f"a container name must be specified for pod {name}, choose one of: "
+                                 f"[{' '.join(names)}]"
+                                 + (f" or one of the init containers: [{' '.join(init_names)}]" if init_names else ""))
+            container = names[0]
+        elif container not in names + init_names + [str(c.get("name", "")) for c in
+                                                    spec.get("ephemeralContainers") or []]:
+            raise BadRequest(f"container {container} is not valid for pod {name}")
+        if not spec.get("nodeName"):
+            raise BadRequest(f"pod {name} does not have a host assigned")
+        status = pod.get("status") or {}
+        statuses = [s for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses")
+                    for s in status.get(key) or [] if s.get("name") == container]
+        state = (statuses[0].get("state") or {}) if statuses else {}
+        last = (statuses[0].get("lastState") or {}) if statuses else {}
+        if "running" not in state and "terminated" not in state and "terminated" not in last:
+            reason = (state.get("waiting") or {}).get("reason") or "ContainerCreating"
+            raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
         return Response.text((pod["metadata"].get("annotations") or {}).get("fakekube.io/log", ""))
 
     # ------------------------------------------------------------------ watch
