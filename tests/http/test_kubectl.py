@@ -1,0 +1,315 @@
+"""The real ``kubectl`` against a served cluster (``fake_apiserver``), with exact expectations.
+
+Every test gets its own server, kubeconfig and discovery cache (``KUBECACHEDIR``), so the module is
+xdist-safe. The clock is manual unless a test says otherwise: kubectl's requests are settled at the
+current virtual instant, and AGE columns (computed by the server from its virtual clock) are exact.
+
+Known limitation: ``kubectl describe`` computes the ages of Events (and nothing else) on the client,
+from the wall clock. Virtual timestamps start at 2030-01-01, in the wall clock's future, so those
+ages print as ``<invalid>``; the tests ignore that one column.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from typing import Any
+
+import pytest
+
+from fakekube import FakeCluster
+from fakekube.http.server import ClusterServer
+
+KUBECTL = shutil.which("kubectl")
+
+pytestmark = [
+    pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH: these tests run the real kubectl binary"),
+    pytest.mark.fakekube(seed=7),
+]
+
+TIMEOUT = 30.0  # wall seconds any one kubectl invocation may take
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+class Kubectl:
+    """Runs kubectl against one served cluster: its own kubeconfig and discovery cache."""
+
+    def __init__(self, server: ClusterServer) -> None:
+        assert KUBECTL is not None
+        self.server = server
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KUBECTL_")}
+        env["KUBECONFIG"] = server.kubeconfig
+        env["KUBECACHEDIR"] = os.environ["KUBECACHEDIR"]  # per test, set by the fixture
+        self.env = env
+
+    def run(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        assert KUBECTL is not None
+        return subprocess.run([KUBECTL, *args], input=input, capture_output=True, text=True, env=self.env,
+                              timeout=TIMEOUT, check=False)
+
+    def __call__(self, *args: str, input: str | None = None) -> str:
+        """stdout of a command that must succeed without a word on stderr."""
+        done = self.run(*args, input=input)
+        assert (done.returncode, done.stderr) == (0, ""), f"kubectl {' '.join(args)}: {done.stderr}"
+        return done.stdout
+
+    def fails(self, *args: str, input: str | None = None, code: int = 1) -> str:
+        """stderr of a command that must fail with ``code`` (and print nothing on stdout)."""
+        done = self.run(*args, input=input)
+        assert (done.returncode, done.stdout) == (code, ""), f"kubectl {' '.join(args)}: {done}"
+        return done.stderr
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        assert KUBECTL is not None
+        return subprocess.Popen([KUBECTL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=self.env)
+
+
+@pytest.fixture
+def kubectl(fake_apiserver: ClusterServer) -> Kubectl:
+    return Kubectl(fake_apiserver)
+
+
+@pytest.fixture
+def cluster(fake_apiserver: ClusterServer) -> FakeCluster:
+    return fake_apiserver.cluster
+
+
+# A JobSet written with every default its webhook would add: re-applying it with client-side apply
+# sends no replicatedJobs (its merge patch replaces lists, and the live list equals this one).
+DEMO = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: demo
+  labels:
+    app: demo
+spec:
+  replicatedJobs:
+  - name: workers
+    groupName: default
+    replicas: 2
+    template:
+      spec:
+        completionMode: Indexed
+        parallelism: 1
+        completions: 1
+        template:
+          metadata:
+            annotations:
+              fakekube.io/run-seconds: "60"
+          spec:
+            restartPolicy: OnFailure
+            containers:
+            - name: main
+              image: busybox
+"""
+
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: fast
+"""
+
+
+def names(cluster: FakeCluster, kind: str, namespace: str | None = "default") -> list[str]:
+    return sorted(o["metadata"]["name"] for o in cluster.list(kind, namespace))
+
+
+def rv(cluster: FakeCluster, kind: str, name: str) -> str:
+    return str(cluster.get(kind, name)["metadata"]["resourceVersion"])
+
+
+# ---------------------------------------------------------------------- apply (client-side)
+def test_apply_rejects_an_unknown_field_then_creates_then_patches(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    typo = DEMO.replace("    replicas: 2\n", "    replicaz: 2\n")
+    assert kubectl.fails("apply", "-f", "-", input=typo) == (
+        'Error from server (BadRequest): error when creating "STDIN": JobSet in version "v1alpha2" cannot be '
+        'handled as a JobSet: strict decoding error: unknown field "spec.replicatedJobs[0].replicaz"\n')
+    assert not cluster.exists("JobSet", "demo")
+
+    assert kubectl("apply", "-f", "-", input=DEMO) == "jobset.jobset.x-k8s.io/demo created\n"
+    first = rv(cluster, "JobSet", "demo")
+    assert kubectl("apply", "-f", "-", input=DEMO) == "jobset.jobset.x-k8s.io/demo unchanged\n"
+    assert rv(cluster, "JobSet", "demo") == first
+    assert kubectl("apply", "-f", "-", input=DEMO.replace("app: demo", "app: changed")) == (
+        "jobset.jobset.x-k8s.io/demo configured\n")
+    meta = cluster.get("JobSet", "demo")["metadata"]
+    assert meta["labels"] == {"app": "changed"} and meta["generation"] == 1
+    assert '"app":"changed"' in meta["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+
+
+def test_apply_of_a_built_in_kind_patches_with_a_strategic_merge(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    assert kubectl("apply", "-f", "-", input=CONFIGMAP) == "configmap/settings created\n"
+    cluster.patch("ConfigMap", "settings", {"data": {"added": "by-someone-else"}})
+    changed = CONFIGMAP.replace("mode: fast", "mode: slow")
+    assert kubectl("apply", "-f", "-", input=changed) == "configmap/settings configured\n"
+    # a three-way merge: the other writer's key survives, the applied key changes
+    assert cluster.get("ConfigMap", "settings")["data"] == {"mode": "slow", "added": "by-someone-else"}
+    removed = changed.replace("  mode: slow\n", "  other: x\n")
+    kubectl("apply", "-f", "-", input=removed)
+    assert cluster.get("ConfigMap", "settings")["data"] == {"other": "x", "added": "by-someone-else"}
+
+
+# ---------------------------------------------------------------------- apply --server-side
+CONFLICT_HELP = """\
+Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the `--force-conflicts` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
+"""
+
+
+def managers(cluster: FakeCluster, kind: str, name: str) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(m["manager"], m["operation"], m["fieldsV1"]) for m in cluster.get(kind, name)["metadata"]["managedFields"]]
+
+
+def test_server_side_apply_creates_keeps_and_reports_conflicts(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    assert kubectl("apply", "--server-side", "-f", "-", input=CONFIGMAP) == "configmap/settings serverside-applied\n"
+    first = rv(cluster, "ConfigMap", "settings")
+    assert managers(cluster, "ConfigMap", "settings") == [("kubectl", "Apply", {"f:data": {"f:mode": {}}})]
+    assert kubectl("apply", "--server-side", "-f", "-", input=CONFIGMAP) == "configmap/settings serverside-applied\n"
+    assert rv(cluster, "ConfigMap", "settings") == first  # a no-op apply writes nothing
+
+    slow = CONFIGMAP.replace("mode: fast", "mode: slow")
+    assert kubectl.fails("apply", "--server-side", "--field-manager=tuner", "-f", "-", input=slow) == (
+        'error: Apply failed with 1 conflict: conflict with "kubectl": .data.mode\n' + CONFLICT_HELP)
+    assert cluster.get("ConfigMap", "settings")["data"] == {"mode": "fast"}
+
+    assert kubectl("apply", "--server-side", "--field-manager=tuner", "--force-conflicts", "-f", "-",
+                   input=slow) == "configmap/settings serverside-applied\n"
+    assert cluster.get("ConfigMap", "settings")["data"] == {"mode": "slow"}
+    assert managers(cluster, "ConfigMap", "settings") == [("tuner", "Apply", {"f:data": {"f:mode": {}}})]
+
+
+def test_server_side_apply_of_a_jobset(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    assert kubectl("apply", "--server-side", "-f", "-", input=DEMO) == "jobset.jobset.x-k8s.io/demo serverside-applied\n"
+    first = rv(cluster, "JobSet", "demo")
+    assert kubectl("apply", "--server-side", "-f", "-", input=DEMO) == "jobset.jobset.x-k8s.io/demo serverside-applied\n"
+    assert rv(cluster, "JobSet", "demo") == first
+    typo = DEMO.replace("    replicas: 2\n", "    replicaz: 2\n")
+    assert kubectl.fails("apply", "--server-side", "-f", "-", input=typo) == (
+        "Error from server: failed to create typed patch object (default/demo; jobset.x-k8s.io/v1alpha2, Kind=JobSet): "
+        '.spec.replicatedJobs[name="workers"].replicaz: field not declared in schema\n')
+
+
+# ---------------------------------------------------------------------- diff
+def hunks(diff: str) -> str:
+    """A unified diff without its header lines (they name temporary files and wall-clock times)."""
+    return "".join(line for line in diff.splitlines(keepends=True)
+                   if not line.startswith(("diff ", "--- ", "+++ ")))
+
+
+@pytest.mark.parametrize("side", [[], ["--server-side"]], ids=["client-side", "server-side"])
+def test_diff_shows_a_change_and_writes_nothing(kubectl: Kubectl, cluster: FakeCluster, side: list[str]) -> None:
+    kubectl("apply", *side, "-f", "-", input=DEMO)
+    before = rv(cluster, "JobSet", "demo")
+    assert kubectl("diff", *side, "-f", "-", input=DEMO) == ""  # unchanged: exit code 0
+    changed = kubectl.run("diff", *side, "-f", "-", input=DEMO.replace("app: demo", "app: changed"))
+    assert (changed.returncode, changed.stderr) == (1, "")
+    line = 4 if side else 7  # client-side apply adds the last-applied-configuration annotation (3 lines)
+    assert hunks(changed.stdout) == dedent(f"""
+        @@ -{line},7 +{line},7 @@
+           creationTimestamp: "2030-01-01T00:00:00Z"
+           generation: 1
+           labels:
+        -    app: demo
+        +    app: changed
+           name: demo
+           namespace: default
+           resourceVersion: "{before}"
+        """)
+    assert rv(cluster, "JobSet", "demo") == before
+    assert cluster.get("JobSet", "demo")["metadata"]["labels"] == {"app": "demo"}
+
+
+# ---------------------------------------------------------------------- patch, label, annotate
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: app
+    image: nginx:1.26
+  - name: sidecar
+    image: busybox
+"""
+
+
+def images(cluster: FakeCluster, name: str) -> list[tuple[str, str]]:
+    return [(c["name"], c["image"]) for c in cluster.get("Pod", name)["spec"]["containers"]]
+
+
+def test_patch_strategic_merge_json_and_status(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    kubectl("apply", "-f", "-", input=POD)
+    # strategic (the default on a built-in kind): containers merge by name, the sidecar stays
+    assert kubectl("patch", "pod", "web", "-p", '{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}'
+                   ) == "pod/web patched\n"
+    assert images(cluster, "web") == [("app", "nginx:1.27"), ("sidecar", "busybox")]
+    assert kubectl("patch", "pod", "web", "-p", '{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}'
+                   ) == "pod/web patched (no change)\n"
+    # a merge patch replaces the list: dropping the sidecar is a forbidden pod update
+    stderr = kubectl.fails("patch", "pod", "web", "--type=merge",
+                           "-p", '{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}')
+    assert stderr.startswith('The Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other '
+                             "than `spec.containers[*].image`,")
+    assert kubectl("patch", "pod", "web", "--type=json",
+                   "-p", '[{"op":"replace","path":"/spec/containers/1/image","value":"busybox:1.37"}]'
+                   ) == "pod/web patched\n"
+    assert images(cluster, "web") == [("app", "nginx:1.27"), ("sidecar", "busybox:1.37")]
+    assert kubectl.fails("patch", "pod", "web", "--type=json",
+                         "-p", '[{"op":"test","path":"/spec/containers/1/image","value":"busybox"}]') == (
+        "The request is invalid: the server rejected our request due to an error in our request\n")
+
+    kubectl("apply", "-f", "-", input=DEMO)
+    assert kubectl.fails("patch", "jobset", "demo", "-p", '{"metadata":{"labels":{"tier":"gold"}}}') == (
+        "error: application/strategic-merge-patch+json is not supported by jobset.x-k8s.io/v1alpha2, Kind=JobSet: "
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n")
+    assert kubectl("patch", "jobset", "demo", "--type=merge", "-p", '{"metadata":{"labels":{"tier":"gold"}}}'
+                   ) == "jobset.jobset.x-k8s.io/demo patched\n"
+    assert cluster.get("JobSet", "demo")["metadata"]["labels"] == {"app": "demo", "tier": "gold"}
+    # the status subresource takes status and ignores the spec
+    assert kubectl("patch", "jobset", "demo", "--subresource=status", "--type=merge",
+                   "-p", '{"spec":{"suspend":true},"status":{"restarts":3}}') == "jobset.jobset.x-k8s.io/demo patched\n"
+    jobset = cluster.get("JobSet", "demo")
+    assert jobset["status"]["restarts"] == 3 and "suspend" not in jobset["spec"]
+
+
+def test_label_and_annotate(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    kubectl("apply", "-f", "-", input=DEMO)
+    assert kubectl("label", "jobset", "demo", "tier=gold") == "jobset.jobset.x-k8s.io/demo labeled\n"
+    assert kubectl.fails("label", "jobset", "demo", "tier=silver") == (
+        "error: 'tier' already has a value (gold), and --overwrite is false\n")
+    assert kubectl("label", "jobset", "demo", "tier=silver", "--overwrite") == "jobset.jobset.x-k8s.io/demo labeled\n"
+    assert cluster.get("JobSet", "demo")["metadata"]["labels"] == {"app": "demo", "tier": "silver"}
+    assert kubectl("label", "jobset", "demo", "app-") == "jobset.jobset.x-k8s.io/demo unlabeled\n"
+    assert cluster.get("JobSet", "demo")["metadata"]["labels"] == {"tier": "silver"}
+
+    kubectl("apply", "-f", "-", input=CONFIGMAP)
+    assert kubectl("annotate", "configmap", "settings", "owner=team-a") == "configmap/settings annotated\n"
+    meta = cluster.get("ConfigMap", "settings")["metadata"]
+    assert meta["annotations"]["owner"] == "team-a"
+    # same operation and second: sorted by manager, as kube-apiserver sorts them
+    assert [m["manager"] for m in meta["managedFields"]] == ["kubectl-annotate", "kubectl-client-side-apply"]
+    assert kubectl("annotate", "configmap", "settings", "owner-") == "configmap/settings annotated\n"
+    meta = cluster.get("ConfigMap", "settings")["metadata"]
+    assert "owner" not in meta["annotations"]
+    assert [m["manager"] for m in meta["managedFields"]] == ["kubectl-client-side-apply"]  # it owns nothing now
