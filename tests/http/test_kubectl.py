@@ -313,3 +313,106 @@ def test_label_and_annotate(kubectl: Kubectl, cluster: FakeCluster) -> None:
     meta = cluster.get("ConfigMap", "settings")["metadata"]
     assert "owner" not in meta["annotations"]
     assert [m["manager"] for m in meta["managedFields"]] == ["kubectl-client-side-apply"]  # it owns nothing now
+
+
+# ---------------------------------------------------------------------- get
+@pytest.fixture
+def demo(kubectl: Kubectl, cluster: FakeCluster) -> list[str]:
+    """DEMO applied and run for 30 virtual seconds; its two pods' names (one per Job), sorted."""
+    kubectl("apply", "-f", "-", input=DEMO)
+    cluster.advance(30)
+    pods = names(cluster, "Pod")
+    assert [p[:-5] for p in pods] == ["demo-workers-0-0-", "demo-workers-1-0-"]  # 5 random characters each
+    return pods
+
+
+def test_get_tables(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> None:
+    p0, p1 = demo
+    assert kubectl("get", "pods") == dedent(f"""
+        NAME                     READY   STATUS    RESTARTS   AGE
+        {p0}   1/1     Running   0          30s
+        {p1}   1/1     Running   0          30s
+        """)
+    assert kubectl("get", "jobs") == dedent("""
+        NAME             STATUS    COMPLETIONS   DURATION   AGE
+        demo-workers-0   Running   0/1           30s        30s
+        demo-workers-1   Running   0/1           30s        30s
+        """)
+    assert kubectl("get", "jobsets") == dedent("""
+        NAME   TERMINALSTATE   RESTARTS   COMPLETED   SUSPENDED   AGE
+        demo                   0                                  30s
+        """)
+    # VERSION is empty: simulated nodes carry no status.nodeInfo
+    # VERSION is empty (each row ends in its padding): simulated nodes carry no status.nodeInfo
+    assert kubectl("get", "nodes") == "NAME     STATUS   ROLES    AGE   VERSION\n" + "".join(
+        f"node-{i}   Ready    <none>   30s   \n" for i in range(4))
+    assert kubectl("get", "events") == dedent(f"""
+        LAST SEEN   TYPE     REASON             OBJECT                       MESSAGE
+        30s         Normal   Scheduled          pod/{p0}   Successfully assigned default/{p0} to node-0
+        30s         Normal   SuccessfulCreate   job/demo-workers-0           Created pod: {p0}
+        30s         Normal   Scheduled          pod/{p1}   Successfully assigned default/{p1} to node-1
+        30s         Normal   SuccessfulCreate   job/demo-workers-1           Created pod: {p1}
+        """)
+    cluster.advance(45)  # the pods ran their 60 seconds: everything completed
+    assert kubectl("get", "jobsets,jobs,pods") == dedent(f"""
+        NAME                          TERMINALSTATE   RESTARTS   COMPLETED   SUSPENDED   AGE
+        jobset.jobset.x-k8s.io/demo   Completed       0          True                    75s
+
+        NAME                       STATUS     COMPLETIONS   DURATION   AGE
+        job.batch/demo-workers-0   Complete   1/1           62s        75s
+        job.batch/demo-workers-1   Complete   1/1           62s        75s
+
+        NAME                         READY   STATUS      RESTARTS   AGE
+        pod/{p0}   0/1     Completed   0          75s
+        pod/{p1}   0/1     Completed   0          75s
+        """)
+
+
+def test_get_wide_labels_selectors_and_all_namespaces(kubectl: Kubectl, cluster: FakeCluster,
+                                                      demo: list[str]) -> None:
+    p0, p1 = demo
+    assert kubectl("get", "pods", "-o", "wide") == dedent(f"""
+        NAME                     READY   STATUS    RESTARTS   AGE   IP           NODE     NOMINATED NODE   READINESS GATES
+        {p0}   1/1     Running   0          30s   10.244.0.1   node-0   <none>           <none>
+        {p1}   1/1     Running   0          30s   10.244.0.2   node-1   <none>           <none>
+        """)
+    uids = [cluster.get("Job", f"demo-workers-{i}")["metadata"]["uid"] for i in (0, 1)]
+    assert kubectl("get", "jobs", "-o", "wide") == dedent(f"""
+        NAME             STATUS    COMPLETIONS   DURATION   AGE   CONTAINERS   IMAGES    SELECTOR
+        demo-workers-0   Running   0/1           30s        30s   main         busybox   batch.kubernetes.io/controller-uid={uids[0]}
+        demo-workers-1   Running   0/1           30s        30s   main         busybox   batch.kubernetes.io/controller-uid={uids[1]}
+        """)
+    assert kubectl("get", "nodes", "-o", "wide", "node-0") == dedent("""
+        NAME     STATUS   ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE    KERNEL-VERSION   CONTAINER-RUNTIME
+        node-0   Ready    <none>   30s             10.0.0.2      <none>        <unknown>   <unknown>        <unknown>
+        """)
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+    kubectl("apply", "-n", "other", "-f", "-", input=DEMO.replace("app: demo", "app: other"))
+    assert kubectl("get", "jobsets", "-A", "--show-labels") == dedent("""
+        NAMESPACE   NAME   TERMINALSTATE   RESTARTS   COMPLETED   SUSPENDED   AGE   LABELS
+        default     demo                   0                                  30s   app=demo
+        other       demo                   0                                  0s    app=other
+        """)
+    assert kubectl("get", "jobsets", "-A", "-l", "app=other", "-o", "name") == "jobset.jobset.x-k8s.io/demo\n"
+    assert kubectl("get", "pods", "-l", "jobset.sigs.k8s.io/job-index=1") == dedent(f"""
+        NAME                     READY   STATUS    RESTARTS   AGE
+        {p1}   1/1     Running   0          30s
+        """)
+    nothing = kubectl.run("get", "pods", "-l", "app=nothing")
+    assert (nothing.returncode, nothing.stdout, nothing.stderr) == (0, "", "No resources found in default namespace.\n")
+
+
+def test_get_json_and_jsonpath(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> None:
+    import json
+
+    listed = json.loads(kubectl("get", "pods", "-o", "json"))
+    assert (listed["kind"], listed["apiVersion"]) == ("List", "v1")
+    assert [(o["kind"], o["metadata"]["name"]) for o in listed["items"]] == [("Pod", name) for name in demo]
+    one = json.loads(kubectl("get", "jobset", "demo", "-o", "json"))
+    stored = cluster.get("JobSet", "demo")
+    del stored["metadata"]["managedFields"]  # kubectl leaves them out (--show-managed-fields=false)
+    assert one == stored
+    assert kubectl("get", "jobset", "demo", "-o", "jsonpath={.status.replicatedJobsStatus[0]}") == (
+        '{"active":2,"failed":0,"name":"workers","ready":2,"succeeded":0,"suspended":0}')
+    assert kubectl("get", "pods", "-o", "jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName}{'\\n'}{end}"
+                   ) == f"{demo[0]} node-0\n{demo[1]} node-1\n"
