@@ -12,9 +12,11 @@ ages print as ``<invalid>``; the tests ignore that one column.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import textwrap
+import threading
 from typing import Any
 
 import pytest
@@ -416,3 +418,310 @@ def test_get_json_and_jsonpath(kubectl: Kubectl, cluster: FakeCluster, demo: lis
         '{"active":2,"failed":0,"name":"workers","ready":2,"succeeded":0,"suspended":0}')
     assert kubectl("get", "pods", "-o", "jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName}{'\\n'}{end}"
                    ) == f"{demo[0]} node-0\n{demo[1]} node-1\n"
+
+
+# ---------------------------------------------------------------------- get -w
+def lines_of(proc: subprocess.Popen[str]) -> tuple[list[str], threading.Thread]:
+    """A thread collecting ``proc``'s stdout lines as they come."""
+    lines: list[str] = []
+    assert proc.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    return lines, reader
+
+
+def wait_lines(server: ClusterServer, lines: list[str], count: int) -> None:
+    server.wait_for(lambda: len(lines) >= count, timeout=TIMEOUT)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(TIMEOUT)
+
+
+def test_get_watch_prints_a_row_per_event(kubectl: Kubectl, cluster: FakeCluster, fake_apiserver: ClusterServer,
+                                          demo: list[str]) -> None:
+    p0, p1 = demo
+    proc = kubectl.popen("get", "pods", "-w")
+    try:
+        lines, _ = lines_of(proc)
+        wait_lines(fake_apiserver, lines, 3)
+        cluster.patch("Pod", p0, {"metadata": {"labels": {"watched": "yes"}}})
+        wait_lines(fake_apiserver, lines, 4)
+        cluster.advance(45)  # both pods complete (kubelet), then lose their Job tracking finalizer
+        wait_lines(fake_apiserver, lines, 8)
+    finally:
+        stop(proc)
+    assert "".join(lines) == dedent(f"""
+        NAME                     READY   STATUS    RESTARTS   AGE
+        {p0}   1/1     Running   0          30s
+        {p1}   1/1     Running   0          30s
+        {p0}   1/1     Running   0          30s
+        {p0}   0/1     Completed   0          61s
+        {p1}   0/1     Completed   0          61s
+        {p0}   0/1     Completed   0          62s
+        {p1}   0/1     Completed   0          62s
+        """)
+
+
+def test_get_watch_output_watch_events(kubectl: Kubectl, cluster: FakeCluster, fake_apiserver: ClusterServer) -> None:
+    proc = kubectl.popen("get", "jobsets", "-w", "--output-watch-events")
+    try:
+        lines, _ = lines_of(proc)
+        wait_for_request(fake_apiserver, "/jobsets?resourceVersion=")
+        kubectl("apply", "-f", "-", input=DEMO)  # settled at t=0: created, then two status writes
+        wait_lines(fake_apiserver, lines, 4)
+        cluster.advance(75)
+        wait_lines(fake_apiserver, lines, 6)
+        kubectl("delete", "jobset", "demo")
+        wait_lines(fake_apiserver, lines, 7)
+    finally:
+        stop(proc)
+    assert "".join(lines) == dedent("""
+        EVENT      NAME   TERMINALSTATE   RESTARTS   COMPLETED   SUSPENDED   AGE
+        ADDED      demo                                                      0s
+        MODIFIED   demo                   0                                  0s
+        MODIFIED   demo                   0                                  0s
+        MODIFIED   demo                   0                                  2s
+        MODIFIED   demo   Completed       0          True                    62s
+        DELETED    demo   Completed       0          True                    75s
+        """)
+
+
+def wait_for_request(server: ClusterServer, fragment: str) -> None:
+    """Until kubectl (in another process) has sent a request whose path contains ``fragment``."""
+    def seen() -> bool:
+        try:
+            return any(fragment in request for request in list(server.requests))
+        except RuntimeError:  # appended to while copied: look again
+            return False
+
+    server.wait_for(seen, timeout=TIMEOUT)
+# ---------------------------------------------------------------------- describe
+def events_of(description: str) -> list[list[str]]:
+    """The Events table of a ``kubectl describe``, rows as cells without the Age column (see the module doc)."""
+    block = description.split("\nEvents:\n", 1)[1].splitlines()
+    header = re.split(r"\s{2,}", block[0].strip())
+    assert header == ["Type", "Reason", "Age", "From", "Message"]
+    rows = [re.split(r"\s{2,}", line.strip(), maxsplit=4) for line in block[2:]]
+    return [row[:2] + row[3:] for row in rows]
+
+
+def test_describe_pod_and_jobset_show_their_events(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> None:
+    p0 = demo[0]
+    described = kubectl("describe", "pod", p0)
+    assert described.startswith(dedent(f"""
+        Name:         {p0}
+        Namespace:    default
+        Priority:     0
+        Node:         node-0/10.0.0.2
+        Start Time:   Tue, 01 Jan 2030 00:00:00 +0000
+        """))
+    assert dedent("""
+        Status:       Running
+        IP:           10.244.0.1
+        IPs:
+          IP:           10.244.0.1
+        Controlled By:  Job/demo-workers-0
+        Containers:
+          main:
+        """) in described
+    assert "      Started:      Tue, 01 Jan 2030 00:00:01 +0000\n" in described
+    assert events_of(described) == [["Normal", "Scheduled", "default-scheduler",
+                                     f"Successfully assigned default/{p0} to node-0"]]
+
+    cluster.advance(45)
+    described = kubectl("describe", "jobset", "demo")
+    assert described.startswith(dedent("""
+        Name:         demo
+        Namespace:    default
+        Labels:       app=demo
+        Annotations:  <none>
+        API Version:  jobset.x-k8s.io/v1alpha2
+        Kind:         JobSet
+        """))
+    assert dedent("""
+        Status:
+          Conditions:
+            Last Transition Time:  2030-01-01T00:01:02Z
+            Message:               jobset completed successfully
+            Reason:                AllJobsCompleted
+            Status:                True
+            Type:                  Completed
+        """) in described
+    assert events_of(described) == [["Normal", "AllJobsCompleted", "jobset-controller",
+                                     "jobset completed successfully"]]
+    assert events_of(kubectl("describe", "job", "demo-workers-0")) == [
+        ["Normal", "SuccessfulCreate", "job-controller", f"Created pod: {p0}"],
+        ["Normal", "Completed", "job-controller", "Job completed"]]
+
+
+# ---------------------------------------------------------------------- wait, delete
+def test_wait_for_a_condition_while_the_test_moves_time(kubectl: Kubectl, cluster: FakeCluster,
+                                                        fake_apiserver: ClusterServer) -> None:
+    kubectl("apply", "-f", "-", input=DEMO)
+    proc = kubectl.popen("wait", "--for=condition=Completed", "jobset/demo", f"--timeout={TIMEOUT:g}s")
+    try:
+        wait_for_request(fake_apiserver, "/jobsets?allowWatchBookmarks=true")  # kubectl watches
+        assert proc.poll() is None
+        cluster.advance(75)
+        out, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        stop(proc)
+    assert (proc.returncode, out, err) == (0, "jobset.jobset.x-k8s.io/demo condition met\n", "")
+    # met already: answered from the first read
+    assert kubectl("wait", "--for=jsonpath={.status.terminalState}=Completed", "jobset/demo") == (
+        "jobset.jobset.x-k8s.io/demo condition met\n")
+    assert kubectl.fails("wait", "--for=condition=Failed", "jobset/demo", "--timeout=0") == (
+        "error: condition not met for jobsets/demo\n")
+
+
+@pytest.mark.fakekube(seed=7, clock="realtime", speed=200)
+def test_wait_with_a_realtime_clock(kubectl: Kubectl) -> None:
+    kubectl("apply", "-f", "-", input=DEMO)
+    assert kubectl("wait", "--for=condition=Completed", "jobset/demo", f"--timeout={TIMEOUT:g}s") == (
+        "jobset.jobset.x-k8s.io/demo condition met\n")
+
+
+def test_wait_for_delete_and_delete_waits_until_gone(kubectl: Kubectl, cluster: FakeCluster,
+                                                     fake_apiserver: ClusterServer, demo: list[str]) -> None:
+    p0 = demo[0]
+    proc = kubectl.popen("wait", "--for=delete", f"pod/{p0}", f"--timeout={TIMEOUT:g}s")
+    try:
+        wait_for_request(fake_apiserver, "/pods?allowWatchBookmarks=true")
+        # background deletion: the JobSet goes at once, its Jobs and pods after the garbage collector
+        assert kubectl("delete", "jobset", "demo") == 'jobset.jobset.x-k8s.io "demo" deleted\n'
+        assert not cluster.exists("JobSet", "demo")
+        cluster.advance(40)  # past the pods' grace period
+        out, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        stop(proc)
+    assert (proc.returncode, out, err) == (0, f"pod/{p0} condition met\n", "")
+    assert names(cluster, "Pod") == [] and names(cluster, "Job") == []
+
+    held = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
+    cluster.create(held)
+    proc = kubectl.popen("delete", "configmap", "held")  # waits until the object is gone (404)
+    try:
+        wait_for_request(fake_apiserver, "DELETE /api/v1/namespaces/default/configmaps/held")
+        wait_for_request(fake_apiserver, "GET /api/v1/namespaces/default/configmaps?fieldSelector=metadata.name")
+        assert proc.poll() is None and cluster.get("ConfigMap", "held")["metadata"]["deletionTimestamp"]
+        cluster.patch("ConfigMap", "held", {"metadata": {"finalizers": None}})
+        out, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        stop(proc)
+    assert (proc.returncode, out, err) == (0, 'configmap "held" deleted\n', "")
+    assert kubectl.fails("delete", "configmap", "held") == (
+        'Error from server (NotFound): configmaps "held" not found\n')
+
+
+# ---------------------------------------------------------------------- explain, api-resources, version
+def test_explain_reads_the_served_openapi_schemas(kubectl: Kubectl) -> None:
+    # the JobSet CRD served here carries no descriptions (upstream's does)
+    fields = ["coordinator\t<Object>", "failurePolicy\t<Object>", "managedBy\t<string>", "network\t<Object>",
+              "replicatedJobs\t<[]Object>", "startupPolicy\t<Object>", "successPolicy\t<Object>",
+              "suspend\t<boolean>", "ttlSecondsAfterFinished\t<integer>", "volumeClaimPolicies\t<[]Object>"]
+    assert kubectl("explain", "jobset.spec") == dedent("""
+        GROUP:      jobset.x-k8s.io
+        KIND:       JobSet
+        VERSION:    v1alpha2
+
+        FIELD: spec <Object>
+
+
+        DESCRIPTION:
+            <empty>
+        FIELDS:
+        """) + "".join(f"  {field}\n    <no description>\n\n" for field in fields) + "\n"
+    containers = kubectl("explain", "pod.spec.containers")
+    assert containers.startswith(
+        "KIND:       Pod\nVERSION:    v1\n\nFIELD: containers <[]Container>\n\n\nDESCRIPTION:\n"
+        "    List of containers belonging to the pod. Containers cannot currently be\n"
+        "    added or removed. There must be at least one container in a Pod. Cannot be\n"
+        "    updated.\n"
+        "    A single application container that you want to run within a pod.\n"
+        "    \n"
+        "FIELDS:\n"
+        "  args\t<[]string>\n")
+    listed = [line.strip() for line in containers.splitlines() if line.startswith("  ") and "\t" in line]
+    assert listed[:10] == ["args\t<[]string>", "command\t<[]string>", "env\t<[]EnvVar>", "envFrom\t<[]EnvFromSource>",
+                           "image\t<string>", "imagePullPolicy\t<string>", "lifecycle\t<Lifecycle>",
+                           "livenessProbe\t<Probe>", "name\t<string> -required-", "ports\t<[]ContainerPort>"]
+    nope = kubectl.run("explain", "jobset.spec.nope")
+    assert (nope.returncode, nope.stderr) == (1, 'error: field "nope" does not exist\n')
+
+
+def test_api_resources_and_version(kubectl: Kubectl) -> None:
+    assert kubectl("api-resources") == dedent("""
+        NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND
+        configmaps                  cm           v1                         true         ConfigMap
+        events                      ev           v1                         true         Event
+        namespaces                  ns           v1                         false        Namespace
+        nodes                       no           v1                         false        Node
+        persistentvolumeclaims      pvc          v1                         true         PersistentVolumeClaim
+        pods                        po           v1                         true         Pod
+        serviceaccounts             sa           v1                         true         ServiceAccount
+        services                    svc          v1                         true         Service
+        customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1    false        CustomResourceDefinition
+        jobs                                     batch/v1                   true         Job
+        endpointslices                           discovery.k8s.io/v1        true         EndpointSlice
+        jobsets                                  jobset.x-k8s.io/v1alpha2   true         JobSet
+        """)
+    assert kubectl("api-resources", "--api-group=jobset.x-k8s.io", "-o", "wide") == (
+        "NAME      SHORTNAMES   APIVERSION                 NAMESPACED   KIND     VERBS"
+        "                                                        CATEGORIES\n"
+        "jobsets                jobset.x-k8s.io/v1alpha2   true         JobSet   "
+        "delete,deletecollection,get,list,patch,create,update,watch   \n")  # no categories: the row ends in padding
+    version = kubectl("version")
+    assert version.splitlines()[-1] == "Server Version: v1.32.4+fakekube"
+    import json
+
+    assert json.loads(kubectl("version", "-o", "json"))["serverVersion"] == {
+        "major": "1", "minor": "32", "gitVersion": "v1.32.4+fakekube",
+        "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+        "buildDate": "2030-01-01T00:00:00Z", "goVersion": "go1.23.8", "compiler": "gc", "platform": "linux/amd64"}
+
+
+# ---------------------------------------------------------------------- logs, create, scale
+def test_logs_come_from_the_log_annotation_once_the_container_started(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    manifest = POD.replace("  name: web\n", '  name: web\n  annotations:\n    fakekube.io/log: "ready\\nserving\\n"\n')
+    kubectl("apply", "-f", "-", input=manifest)
+    assert kubectl.fails("logs", "web", "-c", "app") == (
+        "Error from server (BadRequest): pod web does not have a host assigned\n")
+    cluster.run_until(lambda: bool(cluster.get("Pod", "web")["spec"].get("nodeName")), timeout=10)
+    assert kubectl.fails("logs", "web", "-c", "app") == (
+        'Error from server (BadRequest): container "app" in pod "web" is waiting to start: ContainerCreating\n')
+    cluster.advance(10)
+    assert kubectl("logs", "web", "-c", "app") == "ready\nserving\n"
+    # no container named: kubectl picks the first and says so
+    first = kubectl.run("logs", "web")
+    assert (first.returncode, first.stdout, first.stderr) == (
+        0, "ready\nserving\n", 'Defaulted container "app" out of: app, sidecar\n')
+    assert kubectl.fails("logs", "web", "-c", "nope") == "error: container nope is not valid for pod web\n"
+
+
+def test_imperative_create_sends_protobuf_and_the_workaround_works(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    assert kubectl.fails("create", "namespace", "team-a") == (
+        "Error from server (UnsupportedMediaType): the body of the request was in an unknown format - accepted "
+        "media types include: application/json, application/yaml (this fake API server does not decode protobuf: "
+        "imperative `kubectl create <kind>` sends protobuf; use `kubectl create ... --dry-run=client -o yaml | "
+        "kubectl apply -f -` instead)\n")
+    assert not cluster.exists("Namespace", "team-a")
+    manifest = kubectl("create", "namespace", "team-a", "--dry-run=client", "-o", "yaml")
+    assert kubectl("apply", "-f", "-", input=manifest) == "namespace/team-a created\n"
+    assert cluster.get("Namespace", "team-a")["status"] == {"phase": "Active"}
+    manifest = kubectl("create", "configmap", "cfg", "-n", "team-a", "--from-literal=k=v", "--dry-run=client",
+                       "-o", "yaml")
+    assert kubectl("apply", "-f", "-", input=manifest) == "configmap/cfg created\n"
+    assert cluster.get("ConfigMap", "cfg", "team-a")["data"] == {"k": "v"}
+    # create -f sends JSON
+    assert kubectl("create", "-f", "-", input=CONFIGMAP) == "configmap/settings created\n"
+    assert kubectl.fails("create", "-f", "-", input=CONFIGMAP) == (
+        'Error from server (AlreadyExists): error when creating "STDIN": configmaps "settings" already exists\n')
+
+
+def test_jobs_have_no_scale_subresource(kubectl: Kubectl, demo: list[str]) -> None:
+    assert kubectl.fails("scale", "job", "demo-workers-0", "--replicas=2") == (
+        "Error from server (NotFound): the server could not find the requested resource\n")
+    assert kubectl.fails("scale", "jobset", "demo", "--replicas=2") == (
+        "Error from server (NotFound): the server could not find the requested resource\n")
