@@ -11,6 +11,7 @@ ages print as ``<invalid>``; the tests ignore that one column.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -25,11 +26,10 @@ from fakekube import FakeCluster
 from fakekube.http.server import ClusterServer
 
 KUBECTL = shutil.which("kubectl")
+if KUBECTL is None:
+    pytest.skip("kubectl is not on PATH: these tests run the real kubectl binary", allow_module_level=True)
 
-pytestmark = [
-    pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH: these tests run the real kubectl binary"),
-    pytest.mark.fakekube(seed=7),
-]
+pytestmark = pytest.mark.fakekube(seed=7)
 
 TIMEOUT = 30.0  # wall seconds any one kubectl invocation may take
 
@@ -80,6 +80,36 @@ def kubectl(fake_apiserver: ClusterServer) -> Kubectl:
 @pytest.fixture
 def cluster(fake_apiserver: ClusterServer) -> FakeCluster:
     return fake_apiserver.cluster
+
+
+def lines_of(proc: subprocess.Popen[str]) -> list[str]:
+    """``proc``'s stdout lines, collected by a thread as they come."""
+    lines: list[str] = []
+    stdout = proc.stdout
+    assert stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stdout.readline, "")), daemon=True)
+    reader.start()
+    return lines
+
+
+def wait_lines(server: ClusterServer, lines: list[str], count: int) -> None:
+    server.wait_for(lambda: len(lines) >= count, timeout=TIMEOUT)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(TIMEOUT)
+
+
+def wait_for_request(server: ClusterServer, fragment: str) -> None:
+    """Until kubectl (in another process) has sent a request whose path contains ``fragment``."""
+    def seen() -> bool:
+        try:
+            return any(fragment in request for request in list(server.requests))
+        except RuntimeError:  # appended to while copied: look again
+            return False
+
+    server.wait_for(seen, timeout=TIMEOUT)
 
 
 # A JobSet written with every default its webhook would add: re-applying it with client-side apply
@@ -405,8 +435,6 @@ def test_get_wide_labels_selectors_and_all_namespaces(kubectl: Kubectl, cluster:
 
 
 def test_get_json_and_jsonpath(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> None:
-    import json
-
     listed = json.loads(kubectl("get", "pods", "-o", "json"))
     assert (listed["kind"], listed["apiVersion"]) == ("List", "v1")
     assert [(o["kind"], o["metadata"]["name"]) for o in listed["items"]] == [("Pod", name) for name in demo]
@@ -421,30 +449,12 @@ def test_get_json_and_jsonpath(kubectl: Kubectl, cluster: FakeCluster, demo: lis
 
 
 # ---------------------------------------------------------------------- get -w
-def lines_of(proc: subprocess.Popen[str]) -> tuple[list[str], threading.Thread]:
-    """A thread collecting ``proc``'s stdout lines as they come."""
-    lines: list[str] = []
-    assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    return lines, reader
-
-
-def wait_lines(server: ClusterServer, lines: list[str], count: int) -> None:
-    server.wait_for(lambda: len(lines) >= count, timeout=TIMEOUT)
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    proc.wait(TIMEOUT)
-
-
 def test_get_watch_prints_a_row_per_event(kubectl: Kubectl, cluster: FakeCluster, fake_apiserver: ClusterServer,
                                           demo: list[str]) -> None:
     p0, p1 = demo
     proc = kubectl.popen("get", "pods", "-w")
     try:
-        lines, _ = lines_of(proc)
+        lines = lines_of(proc)
         wait_lines(fake_apiserver, lines, 3)
         cluster.patch("Pod", p0, {"metadata": {"labels": {"watched": "yes"}}})
         wait_lines(fake_apiserver, lines, 4)
@@ -467,7 +477,7 @@ def test_get_watch_prints_a_row_per_event(kubectl: Kubectl, cluster: FakeCluster
 def test_get_watch_output_watch_events(kubectl: Kubectl, cluster: FakeCluster, fake_apiserver: ClusterServer) -> None:
     proc = kubectl.popen("get", "jobsets", "-w", "--output-watch-events")
     try:
-        lines, _ = lines_of(proc)
+        lines = lines_of(proc)
         wait_for_request(fake_apiserver, "/jobsets?resourceVersion=")
         kubectl("apply", "-f", "-", input=DEMO)  # settled at t=0: created, then two status writes
         wait_lines(fake_apiserver, lines, 4)
@@ -488,15 +498,6 @@ def test_get_watch_output_watch_events(kubectl: Kubectl, cluster: FakeCluster, f
         """)
 
 
-def wait_for_request(server: ClusterServer, fragment: str) -> None:
-    """Until kubectl (in another process) has sent a request whose path contains ``fragment``."""
-    def seen() -> bool:
-        try:
-            return any(fragment in request for request in list(server.requests))
-        except RuntimeError:  # appended to while copied: look again
-            return False
-
-    server.wait_for(seen, timeout=TIMEOUT)
 # ---------------------------------------------------------------------- describe
 def events_of(description: str) -> list[list[str]]:
     """The Events table of a ``kubectl describe``, rows as cells without the Age column (see the module doc)."""
@@ -592,7 +593,7 @@ def test_wait_for_delete_and_delete_waits_until_gone(kubectl: Kubectl, cluster: 
         # background deletion: the JobSet goes at once, its Jobs and pods after the garbage collector
         assert kubectl("delete", "jobset", "demo") == 'jobset.jobset.x-k8s.io "demo" deleted\n'
         assert not cluster.exists("JobSet", "demo")
-        cluster.advance(40)  # past the pods' grace period
+        cluster.advance(40)  # the pods stop, the Job controller drops its tracking finalizer
         out, err = proc.communicate(timeout=TIMEOUT)
     finally:
         stop(proc)
@@ -674,8 +675,6 @@ def test_api_resources_and_version(kubectl: Kubectl) -> None:
         "delete,deletecollection,get,list,patch,create,update,watch   \n")  # no categories: the row ends in padding
     version = kubectl("version")
     assert version.splitlines()[-1] == "Server Version: v1.32.4+fakekube"
-    import json
-
     assert json.loads(kubectl("version", "-o", "json"))["serverVersion"] == {
         "major": "1", "minor": "32", "gitVersion": "v1.32.4+fakekube",
         "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
