@@ -191,6 +191,19 @@ def test_apply_of_a_built_in_kind_patches_with_a_strategic_merge(kubectl: Kubect
     assert cluster.get("ConfigMap", "settings")["data"] == {"other": "x", "added": "by-someone-else"}
 
 
+def test_replace_puts_the_manifest_and_keeps_the_identity(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    kubectl("apply", "-f", "-", input=DEMO)
+    uid = cluster.get("JobSet", "demo")["metadata"]["uid"]
+    # kubectl replace reads the resourceVersion, then PUTs the manifest (custom resources need one)
+    assert kubectl("replace", "-f", "-", input=DEMO.replace("app: demo", "app: replaced")) == (
+        "jobset.jobset.x-k8s.io/demo replaced\n")
+    meta = cluster.get("JobSet", "demo")["metadata"]
+    assert (meta["uid"], meta["creationTimestamp"], meta["labels"]) == (uid, "2030-01-01T00:00:00Z", {"app": "replaced"})
+    assert "annotations" not in meta  # the manifest has none: the last-applied configuration is gone too
+    assert kubectl.fails("replace", "-f", "-", input=CONFIGMAP) == (
+        'Error from server (NotFound): error when replacing "STDIN": configmaps "settings" not found\n')
+
+
 # ---------------------------------------------------------------------- apply --server-side
 CONFLICT_HELP = """\
 Please review the fields above--they currently have other managers. Here
@@ -384,6 +397,18 @@ def test_get_tables(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> 
         30s         Normal   SuccessfulCreate   job/demo-workers-0           Created pod: {p0}
         30s         Normal   Scheduled          pod/{p1}   Successfully assigned default/{p1} to node-1
         30s         Normal   SuccessfulCreate   job/demo-workers-1           Created pod: {p1}
+        """)
+    assert kubectl("get", "all") == dedent(f"""
+        NAME                         READY   STATUS    RESTARTS   AGE
+        pod/{p0}   1/1     Running   0          30s
+        pod/{p1}   1/1     Running   0          30s
+
+        NAME           TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE
+        service/demo   ClusterIP   None         <none>        <none>    30s
+
+        NAME                       STATUS    COMPLETIONS   DURATION   AGE
+        job.batch/demo-workers-0   Running   0/1           30s        30s
+        job.batch/demo-workers-1   Running   0/1           30s        30s
         """)
     cluster.advance(45)  # the pods ran their 60 seconds: everything completed
     assert kubectl("get", "jobsets,jobs,pods") == dedent(f"""
