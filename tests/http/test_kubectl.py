@@ -4,9 +4,10 @@ Every test gets its own server, kubeconfig and discovery cache (``KUBECACHEDIR``
 xdist-safe. The clock is manual unless a test says otherwise: kubectl's requests are settled at the
 current virtual instant, and AGE columns (computed by the server from its virtual clock) are exact.
 
-Known limitation: ``kubectl describe`` computes the ages of Events (and nothing else) on the client,
-from the wall clock. Virtual timestamps start at 2030-01-01, in the wall clock's future, so those
-ages print as ``<invalid>``; the tests ignore that one column.
+Known limitation: ``kubectl describe`` and ``kubectl events`` compute the ages of Events on the
+client, from the wall clock (``kubectl get`` has the server compute AGE). Virtual timestamps start
+at 2030-01-01, in the wall clock's future, so those ages print as ``<invalid>``; the tests ignore
+that one column.
 """
 
 from __future__ import annotations
@@ -240,6 +241,23 @@ def test_server_side_apply_creates_keeps_and_reports_conflicts(kubectl: Kubectl,
                    input=slow) == "configmap/settings serverside-applied\n"
     assert cluster.get("ConfigMap", "settings")["data"] == {"mode": "slow"}
     assert managers(cluster, "ConfigMap", "settings") == [("tuner", "Apply", {"f:data": {"f:mode": {}}})]
+
+
+def test_server_side_apply_takes_over_from_client_side_apply(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    kubectl("apply", "-f", "-", input=CONFIGMAP)
+    # same values: kubectl applies, then moves the client-side manager's fields to its own (a JSON patch of
+    # managedFields) and keeps the last-applied annotation under a manager of its own
+    assert kubectl("apply", "--server-side", "-f", "-", input=CONFIGMAP) == "configmap/settings serverside-applied\n"
+    assert managers(cluster, "ConfigMap", "settings") == [
+        ("kubectl", "Apply", {"f:data": {"f:mode": {}}}),
+        ("kubectl-last-applied", "Apply",
+         {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}})]
+    # a changed value owned by a client-side apply manager is a conflict (an Update manager names its version)
+    kubectl("apply", "-f", "-", input=CONFIGMAP.replace("settings", "other"))
+    assert kubectl.fails("apply", "--server-side", "-f", "-",
+                         input=CONFIGMAP.replace("settings", "other").replace("fast", "slow")) == (
+        'error: Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.mode\n'
+        + CONFLICT_HELP)
 
 
 def test_server_side_apply_of_a_jobset(kubectl: Kubectl, cluster: FakeCluster) -> None:
@@ -577,6 +595,10 @@ def test_describe_pod_and_jobset_show_their_events(kubectl: Kubectl, cluster: Fa
         """) in described
     assert events_of(described) == [["Normal", "AllJobsCompleted", "jobset-controller",
                                      "jobset completed successfully"]]
+    events = kubectl("events", "--for", f"pod/{p0}").splitlines()
+    assert re.split(r"\s{2,}", events[0]) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert [re.split(r"\s{2,}", row)[1:] for row in events[1:]] == [
+        ["Normal", "Scheduled", f"Pod/{p0}", f"Successfully assigned default/{p0} to node-0"]]
     assert events_of(kubectl("describe", "job", "demo-workers-0")) == [
         ["Normal", "SuccessfulCreate", "job-controller", f"Created pod: {p0}"],
         ["Normal", "Completed", "job-controller", "Job completed"]]
