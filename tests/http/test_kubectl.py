@@ -271,6 +271,24 @@ def test_server_side_apply_of_a_jobset(kubectl: Kubectl, cluster: FakeCluster) -
         '.spec.replicatedJobs[name="workers"].replicaz: field not declared in schema\n')
 
 
+def test_a_jobset_without_its_defaults_reapplies_server_side_only(kubectl: Kubectl, cluster: FakeCluster) -> None:
+    """The webhook defaults on CREATE only. A client-side re-apply merge-patches replicatedJobs wholesale (a
+    custom resource gets no strategic merge), dropping the webhook's defaults: an immutable-field change.
+    Server-side apply merges by field and owns only what the manifest sets."""
+    bare = DEMO.replace("    groupName: default\n", "").replace("        completionMode: Indexed\n", "").replace(
+        "            restartPolicy: OnFailure\n", "")
+    assert kubectl("apply", "--server-side", "-f", "-", input=bare) == "jobset.jobset.x-k8s.io/demo serverside-applied\n"
+    first = rv(cluster, "JobSet", "demo")
+    assert kubectl("apply", "--server-side", "-f", "-", input=bare) == "jobset.jobset.x-k8s.io/demo serverside-applied\n"
+    assert rv(cluster, "JobSet", "demo") == first
+
+    kubectl("delete", "jobset", "demo")
+    assert kubectl("apply", "-f", "-", input=bare) == "jobset.jobset.x-k8s.io/demo created\n"
+    stderr = kubectl.fails("apply", "-f", "-", input=bare)
+    assert stderr.startswith('The JobSet "demo" is invalid: spec.replicatedJobs: Invalid value: ')
+    assert stderr.endswith(": field is immutable\n")
+
+
 # ---------------------------------------------------------------------- diff
 def hunks(diff: str) -> str:
     """A unified diff without its header lines (they name temporary files and wall-clock times)."""
