@@ -491,6 +491,7 @@ class ApiServer:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
         strategy.default(new)
+        meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.
         for key in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):

@@ -30,10 +30,15 @@ def read_log(pod: dict[str, Any], *, container: str = "", tail: int | None = Non
     if errors:
         raise Invalid.for_object(_POD_LOG_OPTIONS, name, errors)
     container = _container(pod, container)
-    statuses = [s for key in ("initContainerStatuses", "containerStatuses")
+    if not (pod.get("spec") or {}).get("nodeName"):  # the API server's check, before the kubelet's
+        raise BadRequest(f"pod {name} does not have a host assigned")
+    statuses = [s for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses")
                 for s in (pod.get("status") or {}).get(key) or [] if s.get("name") == container]
-    if not any("running" in (s.get("state") or {}) or "terminated" in (s.get("state") or {}) for s in statuses):
-        raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: ContainerCreating')
+    state = (statuses[0].get("state") or {}) if statuses else {}
+    last = (statuses[0].get("lastState") or {}) if statuses else {}
+    if "running" not in state and "terminated" not in state and "terminated" not in last:  # a restart keeps its log
+        reason = (state.get("waiting") or {}).get("reason") or "ContainerCreating"
+        raise BadRequest(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
     text: str = (pod["metadata"].get("annotations") or {}).get(LOG_ANNOTATION, "")
     if tail is not None:
         text = "".join(text.splitlines(keepends=True)[-tail:]) if tail else ""
@@ -49,7 +54,7 @@ def _container(pod: dict[str, Any], container: str) -> str:
     names = [c.get("name", "") for c in spec.get("containers") or []]
     init_names = [c.get("name", "") for c in spec.get("initContainers") or []]
     if container:
-        if container not in names + init_names:
+        if container not in names + init_names + [c.get("name", "") for c in spec.get("ephemeralContainers") or []]:
             raise BadRequest(f"container {container} is not valid for pod {name}")
         return container
     if len(names) == 1:

@@ -311,11 +311,15 @@ class RequestHandler:
         return Response.json(doc)
 
     def _table(self, rt: ResourceType, objects: list[dict[str, Any]], api_version: str, query: dict[str, str], *,
-               headers: bool = True, list_metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-        """``objects`` as a Table (under the lock: a custom resource's columns come from its CRD)."""
+               headers: bool = True, list_metadata: dict[str, Any] | None = None,
+               now: int | None = None) -> dict[str, Any]:
+        """``objects`` as a Table, ages at virtual instant ``now`` (default: the current one; under the
+        lock: a custom resource's columns come from its CRD)."""
         with self.lock:
             crd = crd_for(self.api, rt) if rt.custom else None
-        return tables.table(rt, objects, now=self.cluster.loop.now, crd=crd,
+            if now is None:
+                now = self.cluster.loop.now
+        return tables.table(rt, objects, now=now, crd=crd,
                             include_object=query.get("includeObject", "Metadata"), headers=headers,
                             list_metadata=list_metadata, api_version=api_version)
 
@@ -329,7 +333,7 @@ class RequestHandler:
         try:
             with self.lock:
                 watch = self.api.watch(
-                    rt, queue.put, namespace=info.namespace, resource_version=query.get("resourceVersion") or None,
+                    rt, lambda event: queue.put(event, self.cluster.loop.now), namespace=info.namespace, resource_version=query.get("resourceVersion") or None,
                     label_selector=query.get("labelSelector") or None,
                     field_selector=query.get("fieldSelector") or None, copy=False,
                     send_initial_events=initial, allow_bookmarks=bookmarks)
@@ -341,10 +345,10 @@ class RequestHandler:
 
         first_row = [True]
 
-        def encode(event: WatchEvent) -> bytes:
+        def encode(event: WatchEvent, at: int) -> bytes:
             obj = event.object
             if table and event.type in ("ADDED", "MODIFIED", "DELETED"):
-                obj = self._table(rt, [obj], table, query, headers=first_row[0])
+                obj = self._table(rt, [obj], table, query, headers=first_row[0], now=at)
                 first_row[0] = False
             return _dumps({"type": event.type, "object": obj}) + b"\n"
 
@@ -368,8 +372,8 @@ class RequestHandler:
                     events = queue.take(min(remaining, WATCH_POLL))
                     if events is None:
                         return
-                    for event in events:
-                        yield encode(event)
+                    for event, at in events:
+                        yield encode(event, at)
                         if event.type == "ERROR":
                             return
                     if events:

@@ -5,7 +5,9 @@ the handler thread that owns the HTTP stream takes them out and writes them. The
 bounded: a watcher that falls more than ``limit`` events behind is cut off with one ``ERROR``
 event carrying a 410 ``Expired`` Status, as kube-apiserver's cacher drops an unresponsive
 watcher, and the client re-lists. Objects in the queue are the store's frozen objects (never
-edited in place), so the handler thread may serialise them without the lock.
+edited in place), so the handler thread may serialise them without the lock. Each event keeps
+the virtual instant the loop delivered it at: a Table row's ages are computed at that instant,
+as kube-apiserver renders a row when it sends the event, not whenever the stream thread runs.
 """
 
 from __future__ import annotations
@@ -31,24 +33,24 @@ class WatchQueue:
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self.limit = limit
-        self._events: deque[WatchEvent] = deque()
+        self._events: deque[tuple[WatchEvent, int]] = deque()
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
         self.overflowed = False
 
-    def put(self, event: WatchEvent) -> None:
-        """Called by the loop. Never blocks: overflow closes the stream instead."""
+    def put(self, event: WatchEvent, at: int = 0) -> None:
+        """Called by the loop at virtual instant ``at``. Never blocks: overflow closes the stream instead."""
         with self._cond:
             if self.closed:
                 return
             if len(self._events) >= self.limit:
                 self._events.clear()
-                self._events.append(WatchEvent("ERROR", expired_status(
-                    f"watch closed: the client fell more than {self.limit} events behind; list again")))
+                self._events.append((WatchEvent("ERROR", expired_status(
+                    f"watch closed: the client fell more than {self.limit} events behind; list again")), at))
                 self.overflowed = True
                 self.closed = True
             else:
-                self._events.append(event)
+                self._events.append((event, at))
             self._cond.notify()
 
     def close(self) -> None:
@@ -56,8 +58,9 @@ class WatchQueue:
             self.closed = True
             self._cond.notify()
 
-    def take(self, timeout: float) -> list[WatchEvent] | None:
-        """Every queued event (waiting up to ``timeout`` wall seconds for one); None once closed and drained."""
+    def take(self, timeout: float) -> list[tuple[WatchEvent, int]] | None:
+        """Every queued event with its instant (waiting up to ``timeout`` wall seconds for one); None once
+        closed and drained."""
         with self._cond:
             if not self._events and not self.closed:
                 self._cond.wait(timeout)

@@ -224,6 +224,19 @@ def test_custom_resources_refuse_unconditional_update(cluster: FakeCluster) -> N
         cluster.update({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 2}})
 
 
+def test_an_update_of_a_custom_resource_keeps_the_system_fields(cluster: FakeCluster) -> None:
+    """A PUT body without uid/creationTimestamp (as ``kubectl replace`` sends): the server's values stay."""
+    cluster.create(CRD)
+    created = cluster.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                              "spec": {"size": 1}})
+    meta = created["metadata"]
+    updated = cluster.update({"apiVersion": "example.com/v1", "kind": "Widget",
+                              "metadata": {"name": "w", "resourceVersion": meta["resourceVersion"]}, "spec": {"size": 2}})
+    assert updated["spec"] == {"size": 2}
+    for key in ("uid", "creationTimestamp"):
+        assert updated["metadata"][key] == cluster.get("widgets", "w")["metadata"][key] == meta[key]
+
+
 def test_crd_schema_defaults_and_validation(cluster: FakeCluster) -> None:
     cluster.create(CRD)
     created = cluster.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},

@@ -134,11 +134,15 @@ def test_pod_logs_with_tail_lines_and_a_container_check(api: client.ApiClient, f
         "metadata": {"name": "web", "annotations": {"fakekube.io/log": "starting\nlistening on :80\nready\n",
                                                     "fakekube.io/run-seconds": "600"}},
         "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}})
-    with pytest.raises(ApiException) as caught:  # bound at 0.01, started at 1.01: no log yet
+    with pytest.raises(ApiException) as caught:  # bound at 0.01: not yet
+        core.read_namespaced_pod_log("web", "default")
+    assert status_body(caught.value)["message"] == "pod web does not have a host assigned"
+    fake_apiserver.cluster.advance(0.5)
+    with pytest.raises(ApiException) as caught:  # bound, started at 1.01: no log yet
         core.read_namespaced_pod_log("web", "default")
     assert status_body(caught.value)["message"] == ('container "nginx" in pod "web" is waiting to start: '
                                                     "ContainerCreating")
-    fake_apiserver.cluster.advance(2)
+    fake_apiserver.cluster.advance(1.5)
     assert core.read_namespaced_pod_log("web", "default") == "starting\nlistening on :80\nready\n"
     assert core.read_namespaced_pod_log("web", "default", container="nginx", tail_lines=2) == (
         "listening on :80\nready\n")

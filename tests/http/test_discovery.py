@@ -44,7 +44,9 @@ def test_core_resource_list_has_resources_and_served_subresources(cluster: FakeC
     assert _entry(doc, "pods") == {
         "name": "pods", "singularName": "pod", "namespaced": True, "kind": "Pod",
         "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-        "shortNames": ["po"], "storageVersionHash": "xPOwRZ+Yhw8="}
+        "shortNames": ["po"], "categories": ["all"], "storageVersionHash": "xPOwRZ+Yhw8="}
+    # the "all" category (kubectl get all): pods and services here, as upstream; not configmaps or events
+    assert [r["name"] for r in doc["resources"] if "all" in r.get("categories", ())] == ["pods", "services"]
     assert _entry(doc, "pods/status") == {"name": "pods/status", "singularName": "", "namespaced": True,
                                           "kind": "Pod", "verbs": ["get", "patch", "update"]}
     assert _entry(doc, "pods/eviction") == {"name": "pods/eviction", "singularName": "", "namespaced": True,

@@ -12,9 +12,10 @@ from fakekube.http.pod_logs import read_log
 
 def pod(*containers: str, log: str = "one\ntwo\nthree\n", running: bool = True,
         init: tuple[str, ...] = ()) -> dict[str, Any]:
-    state = {"running": {"startedAt": "2030-01-01T00:00:01Z"}} if running else {"waiting": {"reason": "x"}}
+    state = {"running": {"startedAt": "2030-01-01T00:00:01Z"}} if running else \
+        {"waiting": {"reason": "ContainerCreating"}}
     return {"metadata": {"name": "p", "annotations": {"fakekube.io/log": log}},
-            "spec": {"containers": [{"name": c} for c in containers],
+            "spec": {"nodeName": "node-0", "containers": [{"name": c} for c in containers],
                      **({"initContainers": [{"name": c} for c in init]} if init else {})},
             "status": {"containerStatuses": [{"name": c, "state": state} for c in containers]}}
 

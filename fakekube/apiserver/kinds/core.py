@@ -115,7 +115,7 @@ def install(server: ApiServer) -> None:
     add(ResourceType("", "v1", "Node", "nodes", namespaced=False, strategy=NodeStrategy(),
                      short_names=("no",), subresources=frozenset({"status"})))
     add(ResourceType("", "v1", "Service", "services", namespaced=True, strategy=ServiceStrategy(),
-                     short_names=("svc",), subresources=frozenset({"status"})))
+                     short_names=("svc",), subresources=frozenset({"status"}), categories=("all",)))
     add(ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", namespaced=True,
                      strategy=EndpointSliceStrategy()))
     add(ResourceType("", "v1", "Event", "events", namespaced=True, strategy=PlainStrategy(),

@@ -227,6 +227,7 @@ def _eviction(server: ApiServer, rt: ResourceType, ns: str, name: str, body: dic
 
 def install(server: ApiServer) -> None:
     server.registry.add(ResourceType("", "v1", "Pod", "pods", namespaced=True, strategy=PodStrategy(),
-                                     short_names=("po",), subresources=frozenset({"status", "binding", "eviction"})))
+                                     short_names=("po",), subresources=frozenset({"status", "binding", "eviction"}),
+                                     categories=("all",)))
     server.subresource_handlers[("pods", "binding")] = _binding
     server.subresource_handlers[("pods", "eviction")] = _eviction
