@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conformance import matrix, runner
+from jobset_ref.conformance import matrix, runner
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def test_every_row_is_covered(scenarios: list[runner.Scenario]) -> None:
 def test_committed_matrix_is_current(scenarios: list[runner.Scenario]) -> None:
     text = matrix.render(scenarios)
     have = matrix.MATRIX_PATH.read_text() if matrix.MATRIX_PATH.exists() else ""
-    assert have == text, "docs/conformance-matrix.md is stale: run `python -m conformance.matrix` and commit it"
+    assert have == text, "docs/conformance-matrix.md is stale: run `python -m jobset_ref.conformance.matrix` and commit it"
 
 
 def test_upstream_example_list_matches_the_folder() -> None:

@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
-from conformance.scenario import ScenarioError, check_keys
 from fakekube import ApiError
+from jobset_ref.conformance.scenario import ScenarioError, check_keys
 
 __all__ = ["MISSING", "match_error", "match_value", "resolve_path", "show"]
 

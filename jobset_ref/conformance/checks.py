@@ -7,9 +7,10 @@ import difflib
 from collections.abc import Iterable
 from typing import Any, cast
 
-from conformance.context import JOBSET_NAME_LABEL, JOBSETS, RunContext, fmt_time
-from conformance.matching import match_value, resolve_path, show
-from conformance.scenario import (
+from fakekube.clock import format_time, seconds
+from jobset_ref.conformance.context import JOBSET_NAME_LABEL, JOBSETS, RunContext, fmt_time
+from jobset_ref.conformance.matching import match_value, resolve_path, show
+from jobset_ref.conformance.scenario import (
     CHECK_KEYS,
     OTHER_EXPECT_KEYS,
     SELECT_KEYS,
@@ -17,7 +18,6 @@ from conformance.scenario import (
     check_keys,
     parse_seconds,
 )
-from fakekube.clock import format_time, seconds
 
 __all__ = ["Checks"]
 
@@ -271,7 +271,9 @@ class Checks(RunContext):
         self.where = "golden trace"
         if not path.exists():
             raise self.fail(f"golden trace {path.name} is missing",
-                            mismatches=["run: pytest conformance --update-golden (then review and commit the file)"])
+                            mismatches=["run with --update-golden (pytest conformance --update-golden, or "
+                                        "python -m jobset_ref.conformance --update-golden <paths>), then review "
+                                        "and commit the file"])
         expected = path.read_text()
         if expected != text:
             diff = list(difflib.unified_diff(expected.splitlines(), text.splitlines(), f"{path.name} (golden)",

@@ -6,18 +6,25 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from conformance import scenario as loading
-from conformance.checks import Checks
-from conformance.context import JOBSETS
-from conformance.matching import match_error, resolve_path
-from conformance.scenario import STEP_ACTIONS, ScenarioError, ScenarioSkipped, check_keys, parse_seconds
 from fakekube import ApiError, SimulationError, UsageError, faults
 from fakekube.clock import format_offset, seconds
 from fakekube.machinery import patch as patching
+from jobset_ref.conformance import scenario as loading
+from jobset_ref.conformance.checks import Checks
+from jobset_ref.conformance.context import JOBSETS
+from jobset_ref.conformance.matching import match_error, resolve_path
+from jobset_ref.conformance.scenario import (
+    STEP_ACTIONS,
+    ScenarioError,
+    ScenarioSkipped,
+    check_keys,
+    parse_seconds,
+)
 
 __all__ = ["DEFAULT_TIMEOUT", "Actions"]
 
@@ -56,11 +63,13 @@ class Actions(Checks):
     def _node_specs(self, cfg: dict[str, Any]) -> list[dict[str, Any]]:
         specs: list[dict[str, Any]] = []
         if "nodesFile" in cfg:
-            path = loading.REPO_ROOT / cfg["nodesFile"]
-            if not path.is_file():
-                raise ScenarioError(f"{self.scenario.path}: cluster.nodesFile {cfg['nodesFile']!r} does not exist "
-                                    f"(paths are relative to the repository root)")
-            loaded = yaml.safe_load(path.read_text())
+            ref = cfg["nodesFile"]
+            path = self.source_path({"file": ref} if isinstance(ref, str) else ref, "cluster.nodesFile")
+            assert path is not None
+            try:
+                loaded = yaml.safe_load(path.read_text())
+            except yaml.YAMLError as err:
+                raise ScenarioError(f"{path}: malformed YAML: {err}") from None
             nodes = loaded.get("nodes") if isinstance(loaded, dict) else loaded
             if not isinstance(nodes, list):
                 raise ScenarioError(f"{path}: expected a list of nodes (or a mapping with 'nodes:')")
@@ -132,24 +141,35 @@ class Actions(Checks):
                 if terminal:
                     rec.terminal[key] = terminal
 
-        self.watches.append(self.cluster.runtime.shared_client("conformance").watch(resource, on_event))
+        self.watches.append(self.cluster.client.watch(resource, on_event))
 
     # ------------------------------------------------------------------ sources
-    def load_source(self, src: dict[str, Any], where: str) -> list[dict[str, Any]]:
-        if "upstream" in src:
+    def source_path(self, src: dict[str, Any], where: str) -> Path | None:
+        """The file a ``manifest:``/``upstream:``/``example:``/``file:`` source reads (None for
+        ``inline:``); :class:`ScenarioSkipped` when an optional folder is absent."""
+        if "manifest" in src:
+            path = loading.MANIFESTS_DIR / src["manifest"]
+        elif "upstream" in src:
             if not loading.UPSTREAM_EXAMPLES.is_dir():
                 raise ScenarioSkipped(f"the upstream examples folder {loading.UPSTREAM_EXAMPLES} is absent "
                                       f"(scenario reads upstream: {src['upstream']})")
             path = loading.UPSTREAM_EXAMPLES / src["upstream"]
         elif "example" in src:
+            if not loading.in_source_tree():
+                raise ScenarioSkipped(f"the repository's examples/ folder is absent: the package does not run "
+                                      f"from a source checkout (scenario reads example: {src['example']})")
             path = loading.EXAMPLES_DIR / src["example"]
         elif "file" in src:
             path = self.scenario.path.parent / src["file"]
         else:
-            path = None
+            return None
+        if not path.is_file():
+            raise ScenarioError(f"{self.scenario.path}: {where}: {path} does not exist")
+        return path
+
+    def load_source(self, src: dict[str, Any], where: str) -> list[dict[str, Any]]:
+        path = self.source_path(src, where)
         if path is not None:
-            if not path.is_file():
-                raise ScenarioError(f"{where}: {path} does not exist")
             text = path.read_text()
         else:
             inline = src["inline"]
@@ -158,7 +178,11 @@ class Actions(Checks):
             if text is None and docs is None:
                 raise ScenarioError(f"{where}: inline takes a mapping, a list of mappings or YAML text")
         if path is not None or text is not None:
-            docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
+            try:
+                docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
+            except yaml.YAMLError as err:
+                raise ScenarioError(f"{self.scenario.path}: {where}: malformed YAML in "
+                                    f"{path or 'inline'}: {err}") from None
         assert docs is not None
         select = src.get("select")
         if select is not None:

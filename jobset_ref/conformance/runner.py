@@ -1,7 +1,7 @@
 """The conformance scenario runner: load a YAML scenario, drive a ``FakeCluster`` through its
 timeline on virtual time, check its expectations, and explain failures.
 
-The format is documented in ``conformance/README.md``. In short::
+The format is documented in ``conformance/README.md`` (in the repository). In short::
 
     description: one failing pod restarts the whole JobSet
     covers: [failurePolicy.maxRestarts, labels.restart-attempt]
@@ -17,10 +17,11 @@ The format is documented in ``conformance/README.md``. In short::
       - jobset: pytorch
         match: {status: {restarts: 1, terminalState: Completed}}
 
-``run_scenario(load_scenario(path))`` raises :class:`ExpectationFailed` (an ``AssertionError``)
+``run_scenario(scenario)`` for each of ``load_scenarios([path, ...])`` (files or folders, from
+anywhere; no argument: the packaged suite) raises :class:`ExpectationFailed` (an ``AssertionError``)
 with the expectation, expected vs actual values, an object summary and the trace tail;
 :class:`ScenarioError` for a malformed scenario; :class:`ScenarioSkipped` when an input (the
-shared upstream examples folder) is absent.
+repository's ``examples/``, the shared upstream examples folder) is absent.
 
 The runner is split by concern: ``scenario`` (the format's vocabulary and loading), ``matching``
 (field paths and value matchers), ``context`` (a run's state, failure reports, reading objects),
@@ -33,10 +34,12 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 
-from conformance.actions import Actions
-from conformance.matching import MISSING, match_value, resolve_path
-from conformance.scenario import (
+from fakekube import FakeCluster
+from jobset_ref.conformance.actions import Actions
+from jobset_ref.conformance.matching import MISSING, match_value, resolve_path
+from jobset_ref.conformance.scenario import (
     EXAMPLES_DIR,
+    MANIFESTS_DIR,
     REPO_ROOT,
     SCENARIOS_DIR,
     UPSTREAM_DIR,
@@ -47,13 +50,15 @@ from conformance.scenario import (
     ScenarioSkipped,
     describe_keys,
     discover,
+    in_source_tree,
     load_scenario,
+    load_scenarios,
     parse_seconds,
 )
-from fakekube import FakeCluster
 
 __all__ = [
     "EXAMPLES_DIR",
+    "MANIFESTS_DIR",
     "MISSING",
     "REPO_ROOT",
     "SCENARIOS_DIR",
@@ -66,7 +71,9 @@ __all__ = [
     "ScenarioSkipped",
     "describe_keys",
     "discover",
+    "in_source_tree",
     "load_scenario",
+    "load_scenarios",
     "match_value",
     "parse_seconds",
     "resolve_path",

@@ -1,6 +1,12 @@
 """The state of one scenario run: its cluster, where the run is in the file, the recorder of
 condition times, failure reports, and objects read straight from the store (so injected faults
-never hit the runner's own reads)."""
+never hit the runner's own reads).
+
+The runner imports only fakekube's public modules (the import-linter contracts check it). Its
+one deliberate reach past the harness's verbs is here and in ``runner``: it reads objects from
+``cluster.api.store`` and resolves kinds with ``cluster.api.registry`` (reads that no fault
+reactor intercepts and the trace never records, so a scenario's expectations cannot perturb the
+run they check), and ends each run with ``store.verify_frozen()``."""
 
 from __future__ import annotations
 
@@ -8,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.scenario import ExpectationFailed, Scenario, ScenarioError
 from fakekube import FakeCluster, UsageError, faults
 from fakekube.clock import format_offset, to_seconds
 from fakekube.machinery import selectors
+from jobset_ref.conformance.scenario import ExpectationFailed, Scenario, ScenarioError
 
 __all__ = ["JOBSETS", "JOBSET_NAME_LABEL", "TRACE_TAIL", "Recorder", "RunContext", "fmt_time"]
 
