@@ -269,7 +269,7 @@ UPSTREAM_JOBSET_EXAMPLES: tuple[str, ...] = (
     "workload-aware-scheduling/tas/jobset.yaml",
 )
 
-EXAMPLES_AREA = "Upstream examples (`../shared/upstream/examples`)"
+EXAMPLES_AREA = "Upstream examples (as the project's own manifests of the same shape, `jobset_ref/conformance/manifests/<path>`)"
 
 CATALOGUE: dict[str, Row] = {row.id: row for rows in AREAS.values() for row in rows}
 CATALOGUE.update({f"example:{p}": Row(f"example:{p}", f"`{p}` runs to its end or is rejected as upstream",
