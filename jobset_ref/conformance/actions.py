@@ -11,9 +11,10 @@ from typing import Any
 
 import yaml
 
-from fakekube import ApiError, SimulationError, UsageError, faults
+from fakekube import ApiError, SimulationError, UsageError
 from fakekube.clock import format_offset, seconds
-from fakekube.machinery import patch as patching
+from fakekube.faults import FAULT_ACTIONS, DeletePod, EvictPod, Inject, NoTarget, parse_fault
+from fakekube.machinery.patch import json_merge_patch, json_patch
 from jobset_ref.conformance import scenario as loading
 from jobset_ref.conformance.checks import Checks
 from jobset_ref.conformance.context import JOBSETS
@@ -201,9 +202,9 @@ class Actions(Checks):
         for doc in docs:
             doc = json.loads(json.dumps(doc))
             if "patch" in src:
-                doc = patching.json_merge_patch(doc, src["patch"])
+                doc = json_merge_patch(doc, src["patch"])
             if "jsonPatch" in src:
-                doc = patching.json_patch(doc, src["jsonPatch"])
+                doc = json_patch(doc, src["jsonPatch"])
             out.append(doc)
         return out
 
@@ -281,7 +282,7 @@ class Actions(Checks):
             self.call(lambda: c.delete(arg["kind"], arg["name"], arg.get("namespace", "default"),
                                        propagation_policy=arg.get("propagationPolicy")),
                       expect_error, f"delete {arg['kind']} {arg['name']}")
-        elif action in faults.FAULT_ACTIONS:
+        elif action in FAULT_ACTIONS:
             self.apply_fault(action, arg, expect_error)
         elif action == "addNodes":
             for node in self._node_specs({"nodes": arg if isinstance(arg, list) else [arg]}):
@@ -300,23 +301,23 @@ class Actions(Checks):
         """A fault step, in ``fakekube.faults``' vocabulary. Evictions and deletions go pod by pod
         so that ``expectError`` judges each API call."""
         try:
-            fault = faults.parse_fault(action, arg)
+            fault = parse_fault(action, arg)
         except UsageError as err:
             raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
         c = self.cluster
         try:
-            if isinstance(fault, faults.EvictPod | faults.DeletePod):
-                verb = "evict" if isinstance(fault, faults.EvictPod) else "delete"
+            if isinstance(fault, EvictPod | DeletePod):
+                verb = "evict" if isinstance(fault, EvictPod) else "delete"
                 for pod in fault.pods(c):
                     self.call(partial(fault.act, c, pod), expect_error, f"{verb} pod {pod['metadata']['name']}")
-            elif isinstance(fault, faults.Inject):
+            elif isinstance(fault, Inject):
                 try:
                     fault.apply(c)
                 except UsageError as err:
                     raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
             else:
                 fault.apply(c)
-        except faults.NoTarget as err:
+        except NoTarget as err:
             raise self.fail(f"{action}: {err}", mismatches=[f"pods seen: {err.seen or 'none'}"]) from None
 
     def wait_for(self, expectation: Any, step: dict[str, Any]) -> None:

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakekube import FakeCluster, UsageError, faults
+from fakekube import FakeCluster, UsageError
 from fakekube.clock import format_offset, to_seconds
-from fakekube.machinery import selectors
+from fakekube.faults import is_live
+from fakekube.machinery.selectors import parse_label_selector
 from jobset_ref.conformance.scenario import ExpectationFailed, Scenario, ScenarioError
 
 __all__ = ["JOBSETS", "JOBSET_NAME_LABEL", "TRACE_TAIL", "Recorder", "RunContext", "fmt_time"]
@@ -99,7 +100,7 @@ class RunContext:
         items = self.cluster.api.store.list(rt.key, namespace if rt.namespaced else None)
         if selector:
             try:
-                parsed = selectors.parse_label_selector(selector)
+                parsed = parse_label_selector(selector)
             except Exception as err:
                 raise ScenarioError(f"{self.where}: bad label selector {selector!r}: {err}") from None
             items = [o for o in items if parsed.matches((o.get("metadata") or {}).get("labels") or {})]
@@ -107,7 +108,7 @@ class RunContext:
 
     @staticmethod
     def _live(pod: dict[str, Any]) -> bool:
-        return faults.is_live(pod)
+        return is_live(pod)
 
     def _jobsets(self) -> list[dict[str, Any]]:
         if self.cluster.api.registry.by_key(JOBSETS) is None:
