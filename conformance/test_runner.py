@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import runner, scenario
-from conformance.runner import MISSING, match_value, resolve_path
+from jobset_ref.conformance import runner, scenario
+from jobset_ref.conformance.runner import MISSING, match_value, resolve_path
 
 OBJ = {
     "metadata": {"labels": {"jobset.sigs.k8s.io/job-index": "0"}},
