@@ -86,7 +86,7 @@ from fakekube._core.clock import MILLISECOND, SECOND, SimTime, format_time
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.apiserver.kinds.pods import set_condition
-from fakekube.errors import ApiError, Conflict, NotFound
+from fakekube.errors import ApiError, Conflict, Forbidden, NotFound
 from fakekube.machinery import selectors as sel
 from fakekube.machinery.quantity import milli_value, value_of
 from fakekube.runtime.context import Runtime
@@ -1070,7 +1070,7 @@ class Scheduler:
         self._assume(info)
         try:
             self.client.bind(name, node, ns)
-        except (Conflict, NotFound) as err:
+        except (Conflict, NotFound, Forbidden) as err:  # Forbidden: a terminating namespace
             self._forget(info.key, info.uid)
             self.rt.trace.add(f"scheduler bind {ns}/{name} to {node} failed: {err.message}")
             return
