@@ -145,7 +145,7 @@ class NamespaceController:
         estimate = self._delete_all_content(ns)
         if estimate > 0:
             wait = estimate // 2 + 1
-            self.rt.trace.add(f"namespace-controller sync {name}: some content remains in the namespace, "
+            self.rt.trace.add(f"namespace-controller sync /{name}: some content remains in the namespace, "
                               f"estimate {estimate} seconds before it is removed (retry in {wait}s)")
             return Result(requeue_after=wait * SECOND)
         try:

@@ -10,9 +10,18 @@ from typing import Any
 
 import pytest
 
-from fakekube import FakeCluster
-from fakekube.errors import ApiError
+from fakekube import FakeCluster, Reactor
+from fakekube.errors import ApiError, InternalError
 
+WIDGETS = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                     "size": {"type": "integer"}}}}}}}]},
+}
 TERMINATING_CAUSE = {"reason": "NamespaceTerminating", "message": "namespace team is being terminated",
                      "field": "metadata.namespace"}
 
@@ -243,3 +252,195 @@ def test_finalize_over_http(cluster: FakeCluster) -> None:
     assert resp.status == 200
     assert answer["metadata"]["name"] == "team" and answer["spec"] == {}
     assert not cluster.exists("Namespace", "team")
+
+
+# ---------------------------------------------------------------------- the namespace controller
+T = "2030-01-01T00:00:{:02d}Z".format
+OK = {  # the conditions of a deletion that has nothing left to wait for, as of t=15
+    "NamespaceDeletionDiscoveryFailure": ("False", "ResourcesDiscovered", "All resources successfully discovered"),
+    "NamespaceDeletionGroupVersionParsingFailure": ("False", "ParsedGroupVersions",
+                                                    "All legacy kube types successfully parsed"),
+    "NamespaceDeletionContentFailure": ("False", "ContentDeleted",
+                                        "All content successfully deleted, may be waiting on finalization"),
+    "NamespaceContentRemaining": ("False", "ContentRemoved", "All content successfully removed"),
+    "NamespaceFinalizersRemaining": ("False", "ContentRemoved", "All content successfully removed"),
+}
+
+
+def conditions(**changed: tuple[str, str, str, int]) -> list[dict[str, Any]]:
+    """The five deletion conditions in upstream's order: OK ones set at t=15, ``changed`` as
+    ``Type=(status, reason, message, lastTransition second)``."""
+    out = []
+    for ctype, (status, reason, message) in OK.items():
+        second = 15
+        if ctype in changed:
+            status, reason, message, second = changed[ctype]
+        out.append({"type": ctype, "status": status, "lastTransitionTime": T(second), "reason": reason,
+                    "message": message})
+    return out
+
+
+def status_writes(cluster: FakeCluster, watch: Any, name: str = "team") -> list[dict[str, Any]]:
+    """Each distinct status with conditions the namespace had, in order (once the watch caught up)."""
+    cluster.run_until_idle()
+    seen: list[dict[str, Any]] = []
+    for event in watch:
+        status = event.object.get("status") or {}
+        if event.object["metadata"]["name"] == name and status.get("conditions") and status not in seen:
+            seen.append(status)
+    return seen
+
+
+def namespace_lines(cluster: FakeCluster) -> list[str]:
+    return [line for line in cluster.trace.lines if ("Namespace" in line and " team" in line)
+            or "namespace-controller" in line]
+
+
+@pytest.fixture
+def simulated() -> FakeCluster:
+    c = FakeCluster(seed=0)
+    c.add_nodes(1)
+    c.create(namespace("team"))
+    return c
+
+
+def test_an_emptied_namespace_goes_5_seconds_after_its_deletion(simulated: FakeCluster) -> None:
+    simulated.create(configmap("settings"))
+    simulated.advance(10)
+    watch = simulated.watch("Namespace")
+    simulated.delete("Namespace", "team")
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=60) == 15.0
+    assert not simulated.exists("ConfigMap", "settings", "team")
+    assert status_writes(simulated, watch) == [{"phase": "Terminating", "conditions": conditions()}]
+    assert namespace_lines(simulated) == [
+        "t=00:00:00.000 create v1 Namespace team rv=6",
+        "t=00:00:10.000 delete v1 Namespace team rv=8",
+        "t=00:00:15.000 update v1 Namespace/status team rv=10",  # the conditions, then PUT /finalize
+        "t=00:00:15.000 delete v1 Namespace team rv=11 (removed)",
+    ]
+
+
+def test_pods_terminate_gracefully_and_the_namespace_waits_for_them(simulated: FakeCluster) -> None:
+    # A pod that ignores SIGTERM: killed at the end of its 30 s grace period.
+    simulated.create({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": "p", "namespace": "team",
+                                   "annotations": {"fakekube.io/termination-seconds": "40"}},
+                      "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    simulated.advance(10)
+    watch = simulated.watch("Namespace")
+    simulated.delete("Namespace", "team")
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=600) == 52.0
+    remaining = ("True", "SomeResourcesRemain", "Some resources are remaining: pods. has 1 resource instances", 15)
+    assert status_writes(simulated, watch) == [
+        {"phase": "Terminating", "conditions": conditions(NamespaceContentRemaining=remaining)},
+        {"phase": "Terminating", "conditions": conditions(
+            NamespaceContentRemaining=("False", "ContentRemoved", "All content successfully removed", 52))},
+    ]
+    # Waits of 30 / 2 + 1 s, or 5 s after the namespace changed, whichever comes first.
+    waiting = ("namespace-controller sync /team: some content remains in the namespace, estimate 30 seconds "
+               "before it is removed (retry in 16s)")
+    assert [line for line in simulated.trace.lines if "team" in line and "t=00:00:0" not in line] == [
+        "t=00:00:10.000 delete v1 Namespace team rv=12",
+        "t=00:00:15.000 delete v1 Event team/p.1a46e833366d9680 rv=13 (removed)",
+        "t=00:00:15.000 delete v1 Pod team/p rv=14",
+        "t=00:00:15.000 update v1 Namespace/status team rv=15",
+        f"t=00:00:15.000 {waiting}",
+        "t=00:00:15.000 kubelet team/p killing containers (grace 30s, exit 137 in 30s)",
+        f"t=00:00:20.000 {waiting}",
+        f"t=00:00:36.000 {waiting}",
+        "t=00:00:45.000 kubelet team/p Failed (exit 137, Error)",
+        "t=00:00:45.000 update v1 Pod/status team/p rv=16",
+        "t=00:00:45.000 delete v1 Pod team/p rv=17 (removed)",
+        "t=00:00:52.000 update v1 Namespace/status team rv=18",
+        "t=00:00:52.000 delete v1 Namespace team rv=19 (removed)",
+    ]
+
+
+def test_the_same_seed_gives_the_same_namespace_deletion() -> None:
+    def run() -> str:
+        c = FakeCluster(seed=3)
+        c.add_nodes(1)
+        c.create(namespace("team"))
+        c.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "p-", "namespace": "team"},
+                  "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+        c.advance(3)
+        c.delete("Namespace", "team")
+        c.advance(60)
+        return c.trace.text()
+
+    first = run()
+    assert "delete v1 Namespace team" in first and first == run()
+
+
+def test_finalizers_on_content_hold_the_namespace(simulated: FakeCluster) -> None:
+    simulated.create(configmap("held", finalizers=["example.com/hold"]))
+    simulated.advance(10)
+    watch = simulated.watch("Namespace")
+    simulated.delete("Namespace", "team")
+    simulated.advance_to(100)
+    ns = simulated.get("Namespace", "team")
+    assert ns["status"] == {"phase": "Terminating", "conditions": conditions(
+        NamespaceContentRemaining=("True", "SomeResourcesRemain",
+                                   "Some resources are remaining: configmaps. has 1 resource instances", 15),
+        NamespaceFinalizersRemaining=("True", "SomeFinalizerRemain",
+                                      "Some finalizers are remaining: example.com/hold in 1 resource instances", 15))}
+    syncs = [line[2:14] for line in simulated.trace.lines if "namespace-controller sync" in line]
+    assert syncs[:4] == ["00:00:15.000", "00:00:20.000", "00:00:28.000", "00:00:36.000"]  # 15 / 2 + 1 = 8 s
+    assert all("estimate 15 seconds" in line for line in simulated.trace.grep("namespace-controller sync"))
+    held = simulated.get("ConfigMap", "held", "team")
+    held["metadata"]["finalizers"] = []
+    simulated.update(held)  # at t=100, after the sync of t=100
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=60) == 108.0
+    assert len(status_writes(simulated, watch)) == 2
+
+
+def test_a_failed_deletion_is_reported_and_retried_with_backoff(simulated: FakeCluster) -> None:
+    simulated.create(configmap("settings"))
+    simulated.inject(Reactor(verb="delete", resource="configmaps", times=2, error=InternalError("etcd is sad")))
+    simulated.advance(10)
+    watch = simulated.watch("Namespace")
+    simulated.delete("Namespace", "team")
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=60) == 15.015
+    failed = ("True", "ContentDeletionFailed", "Failed to delete all resource types, 1 remaining: etcd is sad", 15)
+    assert status_writes(simulated, watch) == [
+        {"phase": "Terminating", "conditions": conditions(NamespaceDeletionContentFailure=failed)},
+        {"phase": "Terminating", "conditions": conditions()},
+    ]
+    assert simulated.trace.grep("namespace-controller") == [
+        "t=00:00:15.000 namespace-controller sync /team error: etcd is sad (retry in 0.005s)",
+        "t=00:00:15.005 namespace-controller sync /team error: etcd is sad (retry in 0.01s)",
+    ]
+
+
+def test_custom_resources_are_content_too(simulated: FakeCluster) -> None:
+    simulated.create(WIDGETS)
+    simulated.create({"apiVersion": "example.com/v1", "kind": "Widget",
+                      "metadata": {"name": "w", "namespace": "team"}, "spec": {"size": 1}})
+    simulated.delete("Namespace", "team")
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=60) == 5.0
+    assert simulated.trace.grep("Widget") == [
+        "t=00:00:00.000 create example.com/v1 Widget team/w rv=8",
+        "t=00:00:05.000 delete example.com/v1 Widget team/w rv=10 (removed)",
+    ]
+
+
+def test_the_controller_removes_only_the_kubernetes_finalizer(simulated: FakeCluster) -> None:
+    simulated.create(namespace("held", spec={"finalizers": ["example.com/b", "example.com/a"]}))
+    simulated.delete("Namespace", "held")
+    simulated.advance(60)
+    ns = simulated.get("Namespace", "held")
+    assert ns["spec"] == {"finalizers": ["example.com/a", "example.com/b"]}  # a sorted set, as upstream
+    assert ns["status"]["phase"] == "Terminating"
+    assert simulated.trace.grep("Namespace/finalize held") == ["t=00:00:05.000 update v1 Namespace/finalize held rv=10"]
+    finalize(simulated, "held", [])
+    assert not simulated.exists("Namespace", "held")
+
+
+def test_a_namespace_with_a_running_job_is_emptied(simulated: FakeCluster) -> None:
+    simulated.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "work", "namespace": "team"},
+                      "spec": {"parallelism": 2, "completions": 2, "template": {"spec": {
+                          "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+    simulated.advance(10)
+    simulated.delete("Namespace", "team")
+    assert simulated.run_until(lambda: not simulated.exists("Namespace", "team"), timeout=600) == 20.0
+    assert simulated.list("Pod", "team") == [] and simulated.list("Job", "team") == []
