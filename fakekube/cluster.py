@@ -7,7 +7,8 @@ components, and offers the verbs a test needs.
 >>> cluster.run_until(lambda: cluster.get("Job", "pi")["status"].get("succeeded") == 1, timeout=120)
 
 ``simulate=False`` gives an API server only, like envtest: no garbage collector, no Job
-controller, scheduler, kubelet or DNS; a test drives status by hand.
+controller, scheduler, kubelet, DNS or namespace controller (a deleted namespace stays
+``Terminating``); a test drives status by hand.
 
 **Virtual time** has one representation at the harness's surface: *virtual seconds as a float*.
 An instant counts seconds since the cluster started (``elapsed``, what ``run_until`` returns,
@@ -137,6 +138,7 @@ class FakeCluster:
             from fakekube.components.garbage_collector import GarbageCollector
             from fakekube.components.job_controller import JobController
             from fakekube.components.kubelet import Kubelet
+            from fakekube.components.namespace_controller import NamespaceController
             from fakekube.components.scheduler import Scheduler
 
             self.gc = GarbageCollector(self.runtime)
@@ -144,7 +146,9 @@ class FakeCluster:
             self.scheduler = Scheduler(self.runtime)
             self.kubelet = Kubelet(self.runtime)
             self.dns = Dns(self.runtime)
-            for component in (self.gc, self.job_controller, self.scheduler, self.kubelet, self.dns):
+            self.namespace_controller = NamespaceController(self.runtime)
+            for component in (self.gc, self.job_controller, self.scheduler, self.kubelet, self.dns,
+                              self.namespace_controller):
                 self.add_component(component)
         self.run_until_idle()
 

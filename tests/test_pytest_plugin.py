@@ -135,7 +135,8 @@ def test_a_project_that_never_uses_the_fixtures_imports_nothing_heavy(project: p
 
 def test_fixtures_give_a_full_simulation(project: pytest.Pytester) -> None:
     write(project, "test_fixtures", """
-        SIMULATORS = {"GarbageCollector", "JobController", "Scheduler", "Kubelet", "Dns"}
+        SIMULATORS = {"GarbageCollector", "JobController", "Scheduler", "Kubelet", "Dns",
+                      "NamespaceController"}
 
         def kinds(cluster):
             return {type(c).__name__ for c in cluster.components.values()}

@@ -18,7 +18,7 @@ from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import EventLoop, Priority
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
-from fakekube.apiserver.admission import CREATE, UPDATE, AdmissionChain, AdmissionRequest
+from fakekube.apiserver.admission import CREATE, DELETE, UPDATE, AdmissionChain, AdmissionRequest
 from fakekube.apiserver.faults import Reactor, Request
 from fakekube.apiserver.field_manager import (
     FieldManager,
@@ -54,6 +54,7 @@ ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
 PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
 BOOKMARK = "BOOKMARK"
 OMIT_EMPTY_METADATA = ("labels", "annotations", "ownerReferences", "finalizers", "generateName")
+IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")  # NamespaceLifecycle's, kube-apiserver
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,13 +195,21 @@ class ApiServer:
                     raise ApiError.from_status(deep_copy(reactor.error.status))
                 self._write_delay = max(self._write_delay, reactor.delay)
 
-    def _check_namespace(self, rt: ResourceType, namespace: str, obj_name: str) -> None:
+    def _check_namespace(self, rt: ResourceType, namespace: str, obj_name: str, operation: str = CREATE) -> None:
+        """The NamespaceLifecycle admission plugin (the first in kube-apiserver's chain): the
+        immortal namespaces cannot be deleted; other deletes, and anything cluster-scoped, pass;
+        a namespaced request needs its namespace (404), and a create (subresources included)
+        needs it not ``Terminating`` (403 with a ``NamespaceTerminating`` cause)."""
+        if operation == DELETE:
+            if rt.key == "namespaces" and obj_name in IMMORTAL_NAMESPACES:
+                raise Forbidden.for_object(rt.names, obj_name, "this namespace may not be deleted")
+            return
         if not rt.namespaced:
             return
         ns = self.store.get("namespaces", "", namespace)
         if ns is None:
             raise NotFound.for_object(self.registry.resolve("namespaces").names, namespace)
-        if ns["metadata"].get("deletionTimestamp"):
+        if operation == CREATE and (ns.get("status") or {}).get("phase") == "Terminating":
             raise Forbidden.for_object(
                 rt.names, obj_name,
                 f"unable to create new content in namespace {namespace} because it is being terminated",
@@ -404,6 +413,7 @@ class ApiServer:
         strategy.default(obj)
         if not applied:
             self.fields.track_create(rt, obj, field_manager, user_agent, self.now)
+        self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "Unknown")
         self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
                                                dry_run=dry_run))
         strategy.default(obj)
@@ -415,7 +425,6 @@ class ApiServer:
             meta.pop(field_name, None)
         if strategy.tracks_generation:
             meta["generation"] = 1
-        self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "")
         strategy.prepare_for_create(obj, Context(self.now))
         generate = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generate else 1
@@ -471,8 +480,10 @@ class ApiServer:
     def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
                 dry_run: bool, verb: str, copy_result: bool = True, field_manager: str | None = None,
                 user_agent: str | None = None, applied: bool = False) -> dict[str, Any]:
-        if subresource not in (None, "status"):
+        if subresource not in (None, "status") and not (subresource == "finalize" and "finalize" in rt.subresources):
             raise NotFound(f"the server could not find the requested resource ({subresource} {rt.key})")
+        if subresource == "finalize" and verb != "update":  # namespaces/finalize serves PUT only
+            raise MethodNotAllowed("the server does not allow this method on the requested resource")
         if subresource == "status" and not rt.has_status:
             raise NotFound(f"the server could not find the requested resource ({rt.key}/status)")
         old = self.store.get(rt.key, ns, name)
@@ -518,7 +529,8 @@ class ApiServer:
                 # a mutating plugin gets an object of its own.
                 new.update({k: deep_copy(v) for k, v in new.items()})
                 meta = new["metadata"]
-            self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, dry_run=dry_run))
+            self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, subresource=subresource,
+                                                   dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
         errors = v.validate_object_meta_update(meta, old_meta, old_is_valid=True)
@@ -534,7 +546,7 @@ class ApiServer:
         if dry_run:
             return deep_copy(new) if copy_result else new
         if old_meta.get("deletionTimestamp") and not meta.get("finalizers") \
-                and not old_meta.get("deletionGracePeriodSeconds"):
+                and not old_meta.get("deletionGracePeriodSeconds") and not strategy.finalizing(new):
             # ShouldDeleteDuringUpdate: the last finalizer is gone from a terminating object.
             self._remove(rt, new)
             return new
@@ -634,6 +646,7 @@ class ApiServer:
             raise MethodNotAllowed(f"the server does not allow this method on the requested resource "
                                    f"({rt.key}/{subresource})")
         self._react("create", rt, ns, name, subresource)
+        self._check_namespace(rt, ns, name)
         return handler(self, rt, ns, name, body)
 
     # ================================================================== delete
@@ -661,6 +674,9 @@ class ApiServer:
             raise NotFound.for_object(rt.names, name)
         old_meta = old["metadata"]
         self._check_preconditions(rt, name, old_meta, preconditions or {})
+        self._check_namespace(rt, ns, name, DELETE)
+        if old_meta.get("deletionTimestamp") and rt.strategy.finalizing(old):
+            return deep_copy(old) if copy_result else old  # a terminating Namespace stays as it is
         # Deletion only changes metadata: the new version shares everything else with the stored
         # (never mutated) old one.
         new = {**old, "metadata": dict(old_meta)}  # metadata fields are replaced, never edited in place
@@ -695,14 +711,16 @@ class ApiServer:
                 return self._delete_now(rt, new, dry_run, copy_result)
             result = old if new == old else new if dry_run else self._persist(rt, new, "delete", MODIFIED)
             return deep_copy(result) if copy_result else result
-        if not finalizers and grace == 0:
+        marked = rt.strategy.prepare_for_delete(new, Context(self.now))
+        if not finalizers and grace == 0 and not marked:
             return self._delete_now(rt, new, dry_run, copy_result)
         if finalizers:
             meta["finalizers"] = finalizers
         else:
             meta.pop("finalizers", None)
         meta["deletionTimestamp"] = format_time(self.now + grace * SECOND)
-        meta["deletionGracePeriodSeconds"] = grace
+        if not marked:
+            meta["deletionGracePeriodSeconds"] = grace
         if rt.strategy.tracks_generation or "generation" in meta:
             meta["generation"] = int(meta.get("generation", 0)) + 1
         if dry_run:

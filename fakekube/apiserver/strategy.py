@@ -76,3 +76,17 @@ class Strategy:
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         """Seconds of graceful deletion (0 means delete at once); only Pods are graceful."""
         return 0
+
+    def prepare_for_delete(self, obj: dict[str, Any], ctx: Context) -> bool:
+        """The first DELETE of a kind that terminates in steps (Namespaces, ``REST.Delete``) makes
+        its own changes to ``obj`` (a copy whose subtrees may be shared with the stored object:
+        replace them, never edit them) and returns True: the object stays, with
+        ``deletionTimestamp`` now and no grace period, whatever its finalizers. Other kinds return
+        False and the generic rules (finalizers, grace period) decide."""
+        return False
+
+    def finalizing(self, obj: dict[str, Any]) -> bool:
+        """Whether the kind's own finalization still holds ``obj`` once its deletion was asked for
+        (a Namespace's ``spec.finalizers``): a DELETE then returns it unchanged, and a write that
+        clears ``metadata.finalizers`` does not remove it (``ShouldDeleteDuringUpdate``)."""
+        return False

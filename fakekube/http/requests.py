@@ -489,7 +489,9 @@ class RequestHandler:
                                      grace_period_seconds=grace, preconditions=preconditions, dry_run=dry_run)
             lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
             self.cluster.loop.run_until_idle()
-        return Response.json(result, 202 if lingering else 200)
+        # As kube-apiserver: 202 only for an object not yet gone whose deletion asked orphanDependents=false
+        # (answering 202 for every lingering object would break existing clients, upstream says).
+        return Response.json(result, 202 if lingering and orphan is False else 200)
 
 
 def _answer(result: dict[str, Any], code: int, write: WriteInfo) -> Response:

@@ -214,11 +214,14 @@ def test_dry_run_writes_change_nothing(req: Http, cluster: FakeCluster) -> None:
     assert code == 400 and 'supported values: "All"' in status["message"]
 
 
-def test_delete_with_finalizer_is_202_and_keeps_the_object(req: Http, cluster: FakeCluster) -> None:
+def test_delete_of_an_object_held_by_a_finalizer_keeps_it(req: Http, cluster: FakeCluster) -> None:
     req("POST", CM, configmap("f") | {"metadata": {"name": "f", "finalizers": ["example.com/hold"]}})
     code, _, obj = req("DELETE", f"{CM}/f")
-    assert code == 202 and obj["metadata"]["deletionTimestamp"] == "2030-01-01T00:00:00Z"
+    assert code == 200 and obj["metadata"]["deletionTimestamp"] == "2030-01-01T00:00:00Z"
     assert cluster.get("ConfigMap", "f")["metadata"]["finalizers"] == ["example.com/hold"]
+    req("POST", CM, configmap("g") | {"metadata": {"name": "g", "finalizers": ["example.com/hold"]}})
+    code, _, obj = req("DELETE", f"{CM}/g", {"orphanDependents": False})  # upstream's one 202
+    assert code == 202 and obj["metadata"]["name"] == "g"
 
 
 def test_delete_collection_by_label(req: Http, cluster: FakeCluster) -> None:

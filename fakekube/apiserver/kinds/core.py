@@ -13,18 +13,99 @@ from fakekube.machinery import validation as v
 __all__ = ["install"]
 
 
+FINALIZER_KUBERNETES = "kubernetes"
+STANDARD_FINALIZERS = (FINALIZER_KUBERNETES, v.FINALIZER_ORPHAN_DEPENDENTS, v.FINALIZER_DELETE_DEPENDENTS)
+LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
+
+
+def _finalizer_name_errors(name: Any, path: str) -> list[FieldError]:
+    """``validateFinalizerName``: a qualified name, and a standard one unless it has a ``/``."""
+    if not isinstance(name, str):
+        return [FieldError.invalid(path, name, "must be a string")]
+    errors = [FieldError.invalid(path, name, msg) for msg in v.is_qualified_name(name)]
+    if "/" not in name and name not in STANDARD_FINALIZERS:
+        errors.append(FieldError.invalid(path, name, "name is neither a standard finalizer name nor is it fully "
+                                                     "qualified"))
+    return errors
+
+
+def _spec_finalizers(obj: dict[str, Any]) -> list[Any]:
+    spec = obj.get("spec")
+    finalizers = spec.get("finalizers") if isinstance(spec, dict) else None
+    return finalizers if isinstance(finalizers, list) else []
+
+
 class NamespaceStrategy(Strategy):
+    """Namespaces (``pkg/registry/core/namespace``): created ``Active`` with the ``kubernetes``
+    finalizer in ``spec.finalizers``, which only ``/finalize`` changes; the first DELETE marks the
+    namespace ``Terminating``, and it goes once ``spec.finalizers`` (and ``metadata.finalizers``)
+    are empty. Content removal is the namespace controller's (``fakekube.components``)."""
+
     name_rule = staticmethod(v.name_is_dns_label)  # type: ignore[assignment]
     tracks_generation = False
+    return_deleted_object = True
 
     def default(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-        labels = obj["metadata"].setdefault("labels", {})
-        if obj["metadata"].get("name"):
-            labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+        """``SetDefaults_Namespace``: the ``kubernetes.io/metadata.name`` label."""
+        meta = obj["metadata"]
+        name = meta.get("name")
+        labels = meta.get("labels") or {}
+        if name and labels.get(LABEL_METADATA_NAME) != name:
+            meta["labels"] = {**labels, LABEL_METADATA_NAME: name}
 
     def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        finalizers = list(spec.get("finalizers") or [])
+        if FINALIZER_KUBERNETES not in finalizers:
+            finalizers.append(FINALIZER_KUBERNETES)
+        obj["spec"] = {**spec, "finalizers": finalizers}
         obj["status"] = {"phase": "Active"}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``ValidateNamespace`` beyond ObjectMeta: each of ``spec.finalizers`` (path not indexed)."""
+        return [e for name in _spec_finalizers(obj) for e in _finalizer_name_errors(name, "spec.finalizers")]
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
+        """Main resource: ``spec.finalizers`` keeps its value (status is kept by the server).
+        ``/finalize``: the request's ``spec.finalizers``, stored without an empty list (omitempty)."""
+        spec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
+        if ctx.subresource == "finalize":
+            new["spec"] = {k: val for k, val in spec.items() if k != "finalizers" or val}
+            return
+        old_spec = old.get("spec") or {}
+        rest = {k: val for k, val in spec.items() if k != "finalizers"}
+        new["spec"] = {**rest, "finalizers": old_spec["finalizers"]} if "finalizers" in old_spec else rest
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """``ValidateNamespaceFinalizeUpdate``: each of ``spec.finalizers[i]`` (the main resource
+        keeps the stored, valid ones)."""
+        return [e for i, name in enumerate(_spec_finalizers(new))
+                for e in _finalizer_name_errors(name, f"spec.finalizers[{i}]")]
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
+        super().prepare_for_status_update(new, old, ctx)
+        status = new.get("status") if isinstance(new.get("status"), dict) else {}
+        if not status.get("phase"):  # SetDefaults_NamespaceStatus
+            new["status"] = {**status, "phase": "Active"}
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """``ValidateNamespaceStatusUpdate``: ``Active`` exactly while not being deleted."""
+        phase = (new.get("status") or {}).get("phase")
+        if new["metadata"].get("deletionTimestamp"):
+            if phase != "Terminating":
+                return [FieldError.invalid("status.Phase", phase,
+                                           "may only be 'Terminating' if `deletionTimestamp` is not empty")]
+        elif phase != "Active":
+            return [FieldError.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")]
+        return []
+
+    def prepare_for_delete(self, obj: dict[str, Any], ctx: Context) -> bool:
+        """``REST.Delete`` on the first request: ``status.phase: Terminating``."""
+        obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+        return True
+
+    def finalizing(self, obj: dict[str, Any]) -> bool:
+        return bool(_spec_finalizers(obj))
 
 
 class NodeStrategy(Strategy):

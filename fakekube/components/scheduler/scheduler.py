@@ -26,7 +26,7 @@ from typing import Any
 from fakekube._core.clock import MILLISECOND, SECOND, SimTime, format_time
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.kinds.pods import set_condition
-from fakekube.errors import Conflict, NotFound
+from fakekube.errors import Conflict, Forbidden, NotFound
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.events import NORMAL, WARNING
 
@@ -218,7 +218,7 @@ class Scheduler(Indexes):
         self._assume(info)
         try:
             self.client.bind(name, node, ns)
-        except (Conflict, NotFound) as err:
+        except (Conflict, NotFound, Forbidden) as err:  # Forbidden: a terminating namespace
             self._forget(info.key, info.uid)
             self.rt.trace.add(f"scheduler bind {ns}/{name} to {node} failed: {err.message}")
             return
