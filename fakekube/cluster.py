@@ -43,6 +43,7 @@ from fakekube._core.clock import SimTime, format_offset, seconds, to_datetime, t
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
+from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
@@ -221,7 +222,12 @@ class FakeCluster:
                        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                        "message": "kubelet is posting ready status"}],
                        "addresses": [{"type": "InternalIP", "address": self._node_ip()},
-                                     {"type": "Hostname", "address": name}]},
+                                     {"type": "Hostname", "address": name}],
+                       "nodeInfo": {"kubeletVersion": KUBERNETES_VERSION, "kubeProxyVersion": KUBERNETES_VERSION,
+                                    "operatingSystem": "linux", "architecture": "amd64",
+                                    "osImage": "fakekube simulated node", "kernelVersion": "fakekube",
+                                    "containerRuntimeVersion": "fakekube://1.0.0", "machineID": "",
+                                    "systemUUID": "", "bootID": ""}},
         }
         return self.api.create("nodes", node)
 

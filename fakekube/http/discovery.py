@@ -28,6 +28,7 @@ import weakref
 from collections.abc import Iterable
 from typing import Any, Final
 
+from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.errors import UsageError
 from fakekube.http.accept import negotiate_as
@@ -48,7 +49,7 @@ __all__ = [
 #: What ``/version`` reports. kubectl v1.32 (and the gcloud dispatcher, which picks the kubectl
 #: matching the server's minor) talks to it without skew warnings; kr8s parses the part before
 #: ``+`` (it supports 1.28-1.35); ``+fakekube`` is SemVer build metadata, as k3s's ``+k3s1``.
-GIT_VERSION: Final = "v1.32.4+fakekube"
+GIT_VERSION: Final = KUBERNETES_VERSION
 
 #: ``apidiscovery.k8s.io`` versions served, most preferred first.
 AGGREGATED_DISCOVERY_VERSIONS: Final = ("v2", "v2beta1")

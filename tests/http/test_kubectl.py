@@ -423,10 +423,8 @@ def test_get_tables(kubectl: Kubectl, cluster: FakeCluster, demo: list[str]) -> 
         NAME   TERMINALSTATE   RESTARTS   COMPLETED   SUSPENDED   AGE
         demo                   0                                  30s
         """)
-    # VERSION is empty: simulated nodes carry no status.nodeInfo
-    # VERSION is empty (each row ends in its padding): simulated nodes carry no status.nodeInfo
     assert kubectl("get", "nodes") == "NAME     STATUS   ROLES    AGE   VERSION\n" + "".join(
-        f"node-{i}   Ready    <none>   30s   \n" for i in range(4))
+        f"node-{i}   Ready    <none>   30s   v1.32.4+fakekube\n" for i in range(4))
     assert kubectl("get", "events") == dedent(f"""
         LAST SEEN   TYPE     REASON             OBJECT                       MESSAGE
         30s         Normal   Scheduled          pod/{p0}   Successfully assigned default/{p0} to node-0
@@ -476,8 +474,8 @@ def test_get_wide_labels_selectors_and_all_namespaces(kubectl: Kubectl, cluster:
         demo-workers-1   Running   0/1           30s        30s   main         busybox   batch.kubernetes.io/controller-uid={uids[1]}
         """)
     assert kubectl("get", "nodes", "-o", "wide", "node-0") == dedent("""
-        NAME     STATUS   ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE    KERNEL-VERSION   CONTAINER-RUNTIME
-        node-0   Ready    <none>   30s             10.0.0.2      <none>        <unknown>   <unknown>        <unknown>
+        NAME     STATUS   ROLES    AGE   VERSION            INTERNAL-IP   EXTERNAL-IP   OS-IMAGE                  KERNEL-VERSION   CONTAINER-RUNTIME
+        node-0   Ready    <none>   30s   v1.32.4+fakekube   10.0.0.2      <none>        fakekube simulated node   fakekube         fakekube://1.0.0
         """)
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
     kubectl("apply", "-n", "other", "-f", "-", input=DEMO.replace("app: demo", "app: other"))
