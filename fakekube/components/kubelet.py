@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
-from fakekube._core.gocompat import go_duration
+from fakekube._core.gocompat import go_duration, go_quote
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
@@ -137,6 +137,7 @@ class _Run:
     backoff: SimTime = INITIAL_RESTART_BACKOFF
     ready: bool = False
     script: Script = Script()
+    probes: dict[tuple[str, str], bool] = field(default_factory=dict)  # (kind, container) -> result
 
     def cancel(self) -> None:
         for h in self.handles:
@@ -175,6 +176,32 @@ def _image_ids(image: str) -> tuple[str, str]:
         ref = _image_ref(image)
         ids = _IMAGE_IDS[image] = (ref, f"{ref.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(ref)}")
     return ids
+
+
+def _probed_containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    """Restartable init containers (sidecars), then app containers: those that run and are probed."""
+    spec = pod.get("spec") or {}
+    return [*(c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"),
+            *(spec.get("containers") or [])]
+
+
+def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+    """The Ready condition of a pod whose containers are ready: True unless a readiness gate's
+    condition (owned by whoever sets it through ``pods/status``) is missing or not True."""
+    gates = (pod.get("spec") or {}).get("readinessGates") or []
+    if not gates:
+        return {"status": "True"}
+    current = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
+    messages = []
+    for gate in gates:
+        ctype = gate.get("conditionType")
+        if ctype not in current:
+            messages.append(f"corresponding condition of pod readiness gate {go_quote(str(ctype or ''))} does not exist.")
+        elif current[ctype] != "True":
+            messages.append(f"the status of pod readiness gate {go_quote(str(ctype or ''))} is not \"True\", but {current[ctype]}")
+    if messages:
+        return {"status": "False", "reason": "ReadinessGatesNotReady", "message": ", ".join(messages)}
+    return {"status": "True"}
 
 
 class Kubelet:
@@ -336,7 +363,11 @@ class Kubelet:
                 del self._runs[key]
                 run = None
             elif not meta.get("deletionTimestamp"):
-                return  # a status change of a pod this kubelet already runs: nothing to do
+                # A status change of a pod this kubelet already runs: only a readiness gate's
+                # condition (set by another client) can change what the kubelet reports.
+                if (obj.get("spec") or {}).get("readinessGates") and run.stage == "running":
+                    self._sync_gates(run, obj)
+                return
         if type_ == "DELETED":
             return
         node = (obj.get("spec") or {}).get("nodeName")
@@ -353,6 +384,16 @@ class Kubelet:
             return
         if meta.get("deletionTimestamp") and run.stage not in ("terminating", "done"):
             self._terminate(run, obj)
+
+    def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
+        """Rewrite the Ready condition when a readiness gate's condition changed what it should say."""
+        status = pod.get("status") or {}
+        wanted = {"type": "Ready", **self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                          phase="Running")[2]}
+        current = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+        if all(current.get(k) == wanted.get(k) for k in ("status", "reason", "message")):
+            return
+        self._write(run, lambda p, s: self._running_status(run, p, s))
 
     # ------------------------------------------------------------------ status writes
     def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
@@ -413,24 +454,38 @@ class Kubelet:
         out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
         status["conditions"] = out
 
-    def _pod_conditions(self, pod: dict[str, Any], *, sandbox: bool, ready: bool, phase: str) -> list[dict[str, Any]]:
+    def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
+                        phase: str) -> list[dict[str, Any]]:
+        """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates."""
         if phase in ("Succeeded", "Failed"):
             reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
             ready_c: dict[str, Any] = {"status": "False", "reason": reason}
-        elif ready:
+            pod_ready = ready_c
+        elif not unready:
             ready_c = {"status": "True"}
+            pod_ready = _gates_condition(pod, status)
         else:
-            spec = pod.get("spec") or {}
-            names = [c["name"] for c in spec.get("containers") or []]
-            names += [c["name"] for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
             ready_c = {"status": "False", "reason": "ContainersNotReady",
-                       "message": f"containers with unready status: [{' '.join(names)}]"}
+                       "message": f"containers with unready status: [{' '.join(unready)}]"}
+            pod_ready = ready_c
         init: dict[str, Any] = {"status": "True"}
         if phase == "Succeeded":
             init["reason"] = "PodCompleted"
         return [{"type": "PodReadyToStartContainers", "status": "True" if sandbox else "False"},
-                {"type": "Initialized", **init}, {"type": "Ready", **ready_c},
+                {"type": "Initialized", **init}, {"type": "Ready", **pod_ready},
                 {"type": "ContainersReady", **ready_c}]
+
+    def _unready(self, run: _Run, pod: dict[str, Any]) -> list[str]:
+        """Names of the sidecars and app containers that are not ready, in upstream's order."""
+        return [c["name"] for c in _probed_containers(pod) if not self._ready(run, c["name"])]
+
+    def _started(self, run: _Run, name: str) -> bool:
+        """The container runs and passed its startup probe (if it has one)."""
+        return run.stage == "running" and run.probes.get(("startup", name), True)
+
+    def _ready(self, run: _Run, name: str) -> bool:
+        """Started, and ready by its readiness probe, or (without one) after the scripted delay."""
+        return self._started(run, name) and run.probes.get(("readiness", name), run.ready)
 
     def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
                           started: bool, created: bool) -> dict[str, Any]:
@@ -455,7 +510,8 @@ class Kubelet:
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
             status["startTime"] = format_time(self.rt.now)
-            self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=False, phase="Pending"))
+            self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                                   phase="Pending"))
             spec = pod.get("spec") or {}
             if spec.get("initContainers"):
                 status["initContainerStatuses"] = [
@@ -494,7 +550,8 @@ class Kubelet:
         spec = pod.get("spec") or {}
         started = format_time(run.started_at or self.rt.now)
         status["phase"] = "Running"
-        self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=run.ready, phase="Running"))
+        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                                   phase="Running"))
         inits = []
         for c in spec.get("initContainers") or []:
             if c.get("restartPolicy") == "Always":
@@ -550,7 +607,8 @@ class Kubelet:
         name, ns, uid = run.key[1], run.key[0], run.uid
 
         def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
-            self._set_conditions(status, self._pod_conditions(p, sandbox=True, ready=False, phase="Running"))
+            self._set_conditions(status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
+                                                                   phase="Running"))
             status["containerStatuses"] = [
                 self._container_status(run, c, {"waiting": {
                     "reason": "CrashLoopBackOff",
@@ -577,7 +635,7 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(status, self._pod_conditions(p, sandbox=False, ready=False, phase=phase))
+            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase))
             term = self._terminated(run, code, reason, message=message)
             if spec.get("initContainers") and created:
                 inits = []
