@@ -11,8 +11,14 @@ Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
   phase stays ``Pending``.
 - **bind + 1 s** (``START_DELAY``): containers ``running {startedAt}``, ``started: true``, phase
   ``Running``; regular init containers show ``terminated: Completed`` (instant), sidecars run.
-- **+ ready-after** (default 0, or the largest ``readinessProbe.initialDelaySeconds``):
-  containers ``ready``, ``ContainersReady=True`` and ``Ready=True``.
+- **+ ready-after** (default 0): containers without a readiness probe are ``ready``; a container
+  with probes follows them (below). ``ContainersReady=True`` once every sidecar and app container
+  is ready; ``Ready`` is ``ContainersReady`` and then the pod's ``readinessGates``: while a gate's
+  condition (written by another client through ``pods/status``; the kubelet keeps conditions it
+  does not own) is missing or not ``True``, ``Ready=False`` with reason ``ReadinessGatesNotReady``
+  and message ``corresponding condition of pod readiness gate "X" does not exist.`` or
+  ``the status of pod readiness gate "X" is not "True", but False`` (joined by ``, ``); the
+  kubelet rewrites ``Ready`` when such a condition changes.
 - **+ run-seconds** (if scripted; unscripted pods run forever, like ``sleep infinity``): the
   containers exit with the scripted code; ``terminated {exitCode, reason, startedAt,
   finishedAt, containerID}``, reason ``Completed`` (0) or ``Error`` unless scripted. Then, by
@@ -24,6 +30,19 @@ Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
   container=main pod=<pod>_<ns>(<uid>)``) for the back-off, which starts at 10 s and doubles to
   300 s (reset after 10 min of running), then ``running`` again with a new ``startedAt``.
   ``OnFailure`` with exit 0 ends the pod ``Succeeded``.
+
+Probes (``kubelet_probes``): ``startupProbe``, ``readinessProbe`` and ``livenessProbe`` of app
+containers and sidecars run on virtual time from the container's start: at
+``initialDelaySeconds`` and every ``periodSeconds`` (default 10); a result counts after
+``successThreshold`` (default 1) successes or ``failureThreshold`` (default 3) failures in a row.
+What a probe returns is scripted with ``fakekube.io/readiness``, ``fakekube.io/liveness`` or
+``fakekube.io/startup`` (all containers with that probe; ``fakekube.io/readiness.<container>`` for
+one): ``succeed`` (default), ``fail``, ``succeed-after=12s`` and/or ``fail-after=45s`` (relative to
+the container's start). A readiness result sets the container's ``ready``; a startup probe keeps
+``started: false`` (and readiness/liveness probing) until it succeeds, the other probes then run
+from that moment; a failed liveness or startup probe kills the containers (trace ``container X
+failed liveness probe, will be restarted``): exit 137, reason ``Error``, then ``restartPolicy`` and
+the CrashLoopBackOff back-off as for any exit. Probes restart with each container start.
 
 Graceful deletion (``deletionTimestamp`` set by the API server): the containers get SIGTERM and
 exit after ``fakekube.io/termination-seconds`` (default 0) with code 143, or are SIGKILLed at the
@@ -56,8 +75,11 @@ the latest matching script):
   ``ContainerStatusUnknown`` if never started), and a ``DELETE`` with grace 0. The dead node's
   kubelet runs nothing afterwards.
 
-Not modelled: probes beyond ``initialDelaySeconds``, per-container scripts (all app containers
-share one outcome), image pulls and their errors, volumes, ``activeDeadlineSeconds``,
+Not modelled: per-container lifecycles (all app containers share one run, so a probe kill
+restarts them all and they share ``restartCount``), probe jitter and the prober's extra run on
+status updates (first probe exactly at ``initialDelaySeconds``), probe handlers (``exec``,
+``httpGet``, ``tcpSocket``, ``grpc`` are never run: the annotation decides), per-container exit
+scripts, image pulls and their errors, volumes, ``activeDeadlineSeconds``,
 kubelet admission of pods created with ``spec.nodeName``, node-pressure eviction, pod-level
 resize, kubelet Events (Pulling/Created/Started/Killing), ``tolerationSeconds`` on node failure
 (pods are evicted at once).
@@ -67,12 +89,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
 from fakekube._core.gocompat import go_duration, go_quote
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
+from fakekube.components.kubelet_probes import Outcome, parse_outcome, probe_of, timeline
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
@@ -104,6 +128,7 @@ ANNOTATION_FAIL_REASON = "fakekube.io/fail-reason"
 ANNOTATION_READY_AFTER = "fakekube.io/ready-after-seconds"
 ANNOTATION_START_SECONDS = "fakekube.io/start-seconds"
 ANNOTATION_TERMINATION_SECONDS = "fakekube.io/termination-seconds"
+ANNOTATION_PROBE_PREFIX = "fakekube.io/"  # + readiness / liveness / startup [+ .<container>]
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
@@ -322,12 +347,8 @@ class Kubelet:
             if selector.matches(labels):
                 script = candidate
                 break
-        probe_delay = max([int(((c.get("readinessProbe") or {}).get("initialDelaySeconds")) or 0)
-                           for c in (pod.get("spec") or {}).get("containers") or []] or [0])
         ann = pod["metadata"].get("annotations") or {}
         duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
-        if ready_after is None and probe_delay:
-            ready_after = float(probe_delay)
         try:
             if ANNOTATION_RUN_SECONDS in ann:
                 duration = float(ann[ANNOTATION_RUN_SECONDS])
@@ -336,10 +357,13 @@ class Kubelet:
             if ANNOTATION_READY_AFTER in ann:
                 ready_after = float(ann[ANNOTATION_READY_AFTER])
         except ValueError as err:
-            self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
-                              f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
+            self._malformed(pod, err)
         reason = ann.get(ANNOTATION_FAIL_REASON, reason)
         return Script(duration, exit_code, ready_after, reason)
+
+    def _malformed(self, pod: dict[str, Any], err: ValueError) -> None:
+        self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
+                          f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
 
     def _seconds_annotation(self, pod: dict[str, Any], key: str, default: SimTime) -> SimTime:
         raw = (pod["metadata"].get("annotations") or {}).get(key)
@@ -536,15 +560,86 @@ class Kubelet:
         run.stage = "running"
         run.started_at = self.rt.now
         run.ready = not run.script.ready_after
+        changes, kill = self._probe_plan(run, pod)
+        while changes and changes[0][0] == 0:
+            _, kind, name, result = changes.pop(0)
+            run.probes[(kind, name)] = result
         self._write(run, lambda p, s: self._running_status(run, p, s))
         if self._runs.get(run.key) is not run:
             return
+        for when in dict.fromkeys(t for t, *_ in changes):
+            now = [(kind, name, result) for t, kind, name, result in changes if t == when]
+            self._later(run, seconds(when), partial(self._probe_results, run, now), "probe")
+        if kill is not None:
+            when, name, kind = kill
+            self._later(run, seconds(when), lambda: self._probe_kill(run, name, kind), "probe-kill")
         if not run.ready:
             self._later(run, seconds(run.script.ready_after or 0), lambda: self._become_ready(run), "ready")
         if run.script.duration is not None:
             code = run.script.exit_code
             reason = run.script.reason or ("Completed" if code == 0 else "Error")
             self._later(run, seconds(run.script.duration), lambda: self._exit(run, code, reason), "exit")
+
+    def _outcome(self, pod: dict[str, Any], kind: str, name: str) -> Outcome:
+        """The scripted result of a container's probe: ``fakekube.io/<kind>.<container>``, else
+        ``fakekube.io/<kind>``, else always succeeding."""
+        ann = pod["metadata"].get("annotations") or {}
+        raw = ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}.{name}", ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}"))
+        if raw is None:
+            return Outcome()
+        try:
+            return parse_outcome(str(raw))
+        except ValueError as err:
+            self._malformed(pod, err)
+            return Outcome()
+
+    def _probe_plan(self, run: _Run, pod: dict[str, Any]) -> tuple[list[tuple[float, str, str, bool]],
+                                                                   tuple[float, str, str] | None]:
+        """At a container start: every change of a startup/readiness result (seconds after the start,
+        kind, container, result), and the first probe failure that kills the containers, if any."""
+        run.probes = {}
+        changes: list[tuple[float, str, str, bool]] = []
+        kills: list[tuple[float, str, str]] = []
+        for c in _probed_containers(pod):
+            name, after = c["name"], 0.0
+            startup = probe_of(c, "startup")
+            if startup is not None:
+                run.probes[("startup", name)] = False
+                first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                if first and not first[0][1]:
+                    kills.append((first[0][0], name, "startup"))
+                    continue
+                if not first:
+                    continue
+                after = first[0][0]
+                changes.append((after, "startup", name, True))
+            readiness = probe_of(c, "readiness")
+            if readiness is not None:
+                run.probes[("readiness", name)] = False
+                changes += [(t, "readiness", name, ok) for t, ok in
+                            timeline(readiness, self._outcome(pod, "readiness", name), initial=False, after=after)]
+            liveness = probe_of(c, "liveness")
+            if liveness is not None:
+                kills += [(t, name, "liveness") for t, ok in
+                          timeline(liveness, self._outcome(pod, "liveness", name), initial=True, after=after)[:1]]
+        changes.sort(key=lambda change: change[0])
+        return changes, min(kills, key=lambda kill: kill[0], default=None)
+
+    def _probe_results(self, run: _Run, results: list[tuple[str, str, bool]]) -> None:
+        if run.stage != "running":
+            return
+        for kind, name, result in results:
+            run.probes[(kind, name)] = result
+        self._write(run, lambda p, s: self._running_status(run, p, s))
+
+    def _probe_kill(self, run: _Run, name: str, kind: str) -> None:
+        """``kuberuntime``: a failed liveness/startup probe kills the container (SIGKILL after the
+        grace period: exit 137, ``Error``); restartPolicy decides what follows."""
+        if run.stage != "running":
+            return
+        self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} container {name} failed {kind} probe, "
+                          f"will be restarted")
+        self._exit(run, 137, "Error")
 
     def _running_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
         spec = pod.get("spec") or {}
@@ -556,7 +651,8 @@ class Kubelet:
         for c in spec.get("initContainers") or []:
             if c.get("restartPolicy") == "Always":
                 state = {"running": {"startedAt": started}}
-                inits.append(self._container_status(run, c, state, ready=run.ready, started=True, created=True))
+                inits.append(self._container_status(run, c, state, ready=self._ready(run, c["name"]),
+                                                    started=self._started(run, c["name"]), created=True))
             else:
                 state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
                                         "finishedAt": started}}
@@ -564,8 +660,9 @@ class Kubelet:
         if inits:
             status["initContainerStatuses"] = inits
         status["containerStatuses"] = [
-            self._container_status(run, c, {"running": {"startedAt": started}}, ready=run.ready, started=True,
-                                   created=True) for c in spec.get("containers") or []]
+            self._container_status(run, c, {"running": {"startedAt": started}}, ready=self._ready(run, c["name"]),
+                                   started=self._started(run, c["name"]), created=True)
+            for c in spec.get("containers") or []]
 
     def _become_ready(self, run: _Run) -> None:
         if run.stage != "running":

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from fakekube._core.jsonutil import deep_copy
 from fakekube.cluster import FakeCluster
 from fakekube.components.dns import Dns
 from fakekube.components.kubelet import Kubelet
+from fakekube.components.kubelet_probes import Outcome, Probe, parse_outcome, probe_of, timeline
 from fakekube.components.scheduler import Scheduler
 
 GATE = "example.com/lb-registered"
@@ -35,12 +38,12 @@ def status(cluster: FakeCluster, name: str) -> dict[str, Any]:
 
 
 def condition(cluster: FakeCluster, name: str, ctype: str) -> dict[str, Any]:
-    return next(c for c in status(cluster, name)["conditions"] if c["type"] == ctype)
+    return next((c for c in status(cluster, name).get("conditions") or [] if c["type"] == ctype), {})
 
 
 def brief(cluster: FakeCluster, name: str, ctype: str) -> tuple[str, str | None, str | None]:
     c = condition(cluster, name, ctype)
-    return c["status"], c.get("reason"), c.get("message")
+    return c.get("status", ""), c.get("reason"), c.get("message")
 
 
 def set_condition(cluster: FakeCluster, name: str, ctype: str, value: str) -> None:
@@ -110,3 +113,135 @@ def test_endpoints_and_dns_follow_ready_not_containers_ready() -> None:
     set_condition(cluster, "p", GATE, "True")
     cluster.advance(1)
     assert dns.resolve("p.svc") == ["10.244.0.1"]
+
+
+# ---------------------------------------------------------------------------- probes
+def main(cluster: FakeCluster, name: str, index: int = 0) -> dict[str, Any]:
+    return (status(cluster, name).get("containerStatuses") or [{"restartCount": -1, "state": {}, "started": None}])[index]
+
+
+def when(cluster: FakeCluster, predicate: Any, timeout: float = 1000) -> float:
+    return cluster.run_until(predicate, timeout=timeout)
+
+
+def test_probe_timeline_counts_thresholds_from_the_initial_delay() -> None:
+    probe = probe_of({"readinessProbe": {"initialDelaySeconds": 5, "successThreshold": 2}}, "readiness")
+    assert probe == Probe(initial_delay=5, period=10, failure_threshold=3, success_threshold=2)
+    outcome = parse_outcome("succeed-after=12s, fail-after=0.5m")
+    assert timeline(probe, outcome, initial=False) == [(25.0, True), (55.0, False)]
+    assert timeline(Probe(), Outcome(), initial=True) == []  # a passing liveness probe never changes
+    assert timeline(Probe(period=5), parse_outcome("fail"), initial=None) == [(10.0, False)]
+    assert timeline(Probe(initial_delay=3), Outcome(), initial=False, after=12.5) == [(12.5, True)]
+    assert probe_of({"name": "c"}, "liveness") is None
+    for bad in ("fail-after=soon", "sometimes", "succeed-after=-1s", "fail-after=1d"):
+        with pytest.raises(ValueError, match="is not"):
+            parse_outcome(bad)
+
+
+def test_readiness_probe_flips_ready_with_its_thresholds() -> None:
+    cluster, _ = make_cluster()
+    probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 5, "successThreshold": 2}
+    cluster.create(pod("p", annotations={"fakekube.io/readiness": "succeed-after=12s,fail-after=40s"},
+                       containers=[{"name": "main", "image": "busybox", "readinessProbe": probe}]))
+    assert when(cluster, lambda: status(cluster, "p").get("phase") == "Running") == 1.010
+    assert (main(cluster, "p")["started"], main(cluster, "p")["ready"]) == (True, False)
+    assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "True") == 26.010
+    assert main(cluster, "p")["ready"] is True
+    assert brief(cluster, "p", "ContainersReady") == ("True", None, None)
+    # Probes at 35 (pass), 45, 55, 65 s (fail): the third failure in a row counts.
+    assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "False") == 66.010
+    assert brief(cluster, "p", "ContainersReady") == ("False", "ContainersNotReady",
+                                                      "containers with unready status: [main]")
+    assert main(cluster, "p")["ready"] is False and main(cluster, "p")["restartCount"] == 0
+
+
+def test_initial_delay_alone_still_makes_the_pod_ready_after_it() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", containers=[
+        {"name": "a", "image": "busybox", "readinessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 30}},
+        {"name": "b", "image": "busybox"}]))
+    cluster.advance(2)
+    assert brief(cluster, "p", "Ready") == ("False", "ContainersNotReady", "containers with unready status: [a]")
+    assert [c["ready"] for c in status(cluster, "p")["containerStatuses"]] == [False, True]
+    assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "True") == 31.010
+
+
+def test_per_container_probe_annotation_beats_the_pod_wide_one() -> None:
+    cluster, _ = make_cluster()
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 1}
+    cluster.create(pod("p", annotations={"fakekube.io/readiness": "succeed-after=5s",
+                                         "fakekube.io/readiness.b": "succeed-after=20s"},
+                       containers=[{"name": "a", "image": "busybox", "readinessProbe": probe},
+                                   {"name": "b", "image": "busybox", "readinessProbe": probe}]))
+    cluster.advance(10)
+    assert brief(cluster, "p", "Ready") == ("False", "ContainersNotReady", "containers with unready status: [b]")
+    assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "True") == 21.010
+
+
+def test_liveness_failure_kills_with_137_and_restarts_with_back_off() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", restart="Always", annotations={"fakekube.io/liveness": "fail-after=45s"},
+                       containers=[{"name": "main", "image": "busybox",
+                                    "livenessProbe": {"exec": {"command": ["true"]}}}]))
+    # Probes every 10 s from the start; failures at 50, 60, 70 s: killed at 1.010 + 70.
+    assert when(cluster, lambda: main(cluster, "p")["restartCount"] == 1) == 71.010
+    c = main(cluster, "p")
+    assert c["lastState"] == {"terminated": {"exitCode": 137, "reason": "Error", "startedAt": "2030-01-01T00:00:01Z",
+                                             "finishedAt": "2030-01-01T00:01:11Z"}}
+    assert c["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert status(cluster, "p")["phase"] == "Running"
+    assert ("t=00:01:11.010 kubelet default/p container main failed liveness probe, will be restarted"
+            in cluster.trace.lines)
+    assert when(cluster, lambda: "running" in main(cluster, "p")["state"]) == 81.010
+    assert when(cluster, lambda: main(cluster, "p")["restartCount"] == 2) == 151.010
+    assert when(cluster, lambda: "running" in main(cluster, "p")["state"]) == 171.010  # back-off 20 s
+
+
+def test_liveness_failure_under_restart_policy_never_fails_the_pod() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/liveness": "fail"},
+                       containers=[{"name": "main", "image": "busybox",
+                                    "livenessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": 3,
+                                                      "periodSeconds": 2, "failureThreshold": 2}}]))
+    assert when(cluster, lambda: status(cluster, "p")["phase"] == "Failed") == 6.010
+    assert main(cluster, "p")["state"]["terminated"]["exitCode"] == 137
+
+
+def test_startup_probe_gates_started_readiness_and_liveness() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", restart="Always", annotations={"fakekube.io/startup": "succeed-after=12s",
+                                                           "fakekube.io/liveness": "fail-after=20s"},
+                       containers=[{"name": "main", "image": "busybox",
+                                    "startupProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5,
+                                                     "failureThreshold": 4},
+                                    "readinessProbe": {"exec": {"command": ["true"]}},
+                                    "livenessProbe": {"exec": {"command": ["true"]}, "failureThreshold": 1}}]))
+    cluster.advance(10)
+    c = main(cluster, "p")
+    assert ("running" in c["state"], c["started"], c["ready"]) == (True, False, False)
+    assert brief(cluster, "p", "Ready") == ("False", "ContainersNotReady", "containers with unready status: [main]")
+    # Startup probes at 0, 5, 10, 15 s: started (and readiness probed at once) at 1.010 + 15.
+    assert when(cluster, lambda: main(cluster, "p")["started"]) == 16.010
+    assert main(cluster, "p")["ready"] is True
+    # Liveness from the startup success: probes at 15 (pass) and 25 s (fail, threshold 1).
+    assert when(cluster, lambda: main(cluster, "p")["restartCount"] == 1, timeout=100) == 26.010
+
+
+def test_failing_startup_probe_kills_the_container() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", restart="OnFailure", annotations={"fakekube.io/startup": "fail"},
+                       containers=[{"name": "main", "image": "busybox",
+                                    "startupProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5}}]))
+    assert when(cluster, lambda: main(cluster, "p")["restartCount"] == 1) == 11.010
+    assert ("t=00:00:11.010 kubelet default/p container main failed startup probe, will be restarted"
+            in cluster.trace.lines)
+
+
+def test_malformed_probe_annotation_is_traced_and_ignored() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/readiness": "sometimes"},
+                       containers=[{"name": "main", "image": "busybox",
+                                    "readinessProbe": {"exec": {"command": ["true"]}}}]))
+    assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "True") == 1.010
+    assert any("malformed fakekube.io annotation on default/p: 'sometimes' is not one of" in line
+               for line in cluster.trace.lines)
