@@ -5,12 +5,24 @@ Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
 - **bind + 0** (``ACCEPT_DELAY``): the kubelet admits the pod and its sandbox is ready:
   ``startTime``, ``hostIP(s)``, ``podIP(s)`` (from one per-cluster allocator: 10.244.0.1,
   10.244.0.2, … in the order pods reach this stage; ``hostNetwork`` pods get the node IP),
-  conditions ``PodReadyToStartContainers=True``, ``Initialized=True``, ``Ready=False`` and
-  ``ContainersReady=False`` (reason ``ContainersNotReady``, message
-  ``containers with unready status: [main]``), containers ``waiting: ContainerCreating``;
-  phase stays ``Pending``.
-- **bind + 1 s** (``START_DELAY``): containers ``running {startedAt}``, ``started: true``, phase
-  ``Running``; regular init containers show ``terminated: Completed`` (instant), sidecars run.
+  conditions ``PodReadyToStartContainers=True``, ``Initialized=True`` (``False`` while init
+  containers are pending), ``Ready=False`` and ``ContainersReady=False`` (reason
+  ``ContainersNotReady``, message ``containers with unready status: [main]``, sidecars first),
+  containers ``waiting: ContainerCreating`` (``PodInitializing`` with init containers); phase
+  stays ``Pending``.
+- **bind + 1 s** (``START_DELAY``): init containers run first, in order (below); then the app
+  containers are ``running {startedAt}``, ``started: true``, phase ``Running``.
+- **init containers**: while they run the pod stays ``Pending`` with ``Initialized=False``
+  (``ContainersNotInitialized``, ``containers with incomplete status: [a b]``) and the app
+  containers wait with reason ``PodInitializing``. A regular init container runs
+  ``fakekube.io/init-run-seconds`` (default 0: it completes at once) and exits with
+  ``fakekube.io/init-exit-code`` (default 0; ``.<container>`` suffixes script one of them). On
+  exit 0 it is ``terminated: Completed``, ``ready: true`` and the next one starts; on another
+  code the pod fails (``restartPolicy: Never``: phase ``Failed``, app containers still
+  ``PodInitializing``) or the init container restarts after the CrashLoopBackOff back-off. A
+  sidecar (``restartPolicy: Always``) starts and must be ``started`` (its startup probe passed,
+  if it has one) before the next init container; it keeps running beside the app containers,
+  does not restart with them and does not keep the pod from completing.
 - **+ ready-after** (default 0): containers without a readiness probe are ``ready``; a container
   with probes follows them (below). ``ContainersReady=True`` once every sidecar and app container
   is ready; ``Ready`` is ``ContainersReady`` and then the pod's ``readinessGates``: while a gate's
@@ -79,7 +91,8 @@ Not modelled: per-container lifecycles (all app containers share one run, so a p
 restarts them all and they share ``restartCount``), probe jitter and the prober's extra run on
 status updates (first probe exactly at ``initialDelaySeconds``), probe handlers (``exec``,
 ``httpGet``, ``tcpSocket``, ``grpc`` are never run: the annotation decides), per-container exit
-scripts, image pulls and their errors, volumes, ``activeDeadlineSeconds``,
+scripts, sidecar restarts (a sidecar that never passes its startup probe leaves the pod
+initializing; a sidecar's readiness/liveness probes are timed from the app containers' start), image pulls and their errors, volumes, ``activeDeadlineSeconds``,
 kubelet admission of pods created with ``spec.nodeName``, node-pressure eviction, pod-level
 resize, kubelet Events (Pulling/Created/Started/Killing), ``tolerationSeconds`` on node failure
 (pods are evicted at once).
@@ -129,6 +142,8 @@ ANNOTATION_READY_AFTER = "fakekube.io/ready-after-seconds"
 ANNOTATION_START_SECONDS = "fakekube.io/start-seconds"
 ANNOTATION_TERMINATION_SECONDS = "fakekube.io/termination-seconds"
 ANNOTATION_PROBE_PREFIX = "fakekube.io/"  # + readiness / liveness / startup [+ .<container>]
+ANNOTATION_INIT_RUN_SECONDS = "fakekube.io/init-run-seconds"  # [+ .<init container>]
+ANNOTATION_INIT_EXIT_CODE = "fakekube.io/init-exit-code"  # [+ .<init container>]
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
@@ -163,6 +178,9 @@ class _Run:
     ready: bool = False
     script: Script = Script()
     probes: dict[tuple[str, str], bool] = field(default_factory=dict)  # (kind, container) -> result
+    initialized: bool = False
+    init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
+    init_restarts: dict[str, int] = field(default_factory=dict)
 
     def cancel(self) -> None:
         for h in self.handles:
@@ -479,7 +497,7 @@ class Kubelet:
         status["conditions"] = out
 
     def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
-                        phase: str) -> list[dict[str, Any]]:
+                        phase: str, incomplete: list[str] | None = None) -> list[dict[str, Any]]:
         """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates."""
         if phase in ("Succeeded", "Failed"):
             reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
@@ -495,6 +513,9 @@ class Kubelet:
         init: dict[str, Any] = {"status": "True"}
         if phase == "Succeeded":
             init["reason"] = "PodCompleted"
+        elif incomplete:
+            init = {"status": "False", "reason": "ContainersNotInitialized",
+                    "message": f"containers with incomplete status: [{' '.join(incomplete)}]"}
         return [{"type": "PodReadyToStartContainers", "status": "True" if sandbox else "False"},
                 {"type": "Initialized", **init}, {"type": "Ready", **pod_ready},
                 {"type": "ContainersReady", **ready_c}]
@@ -503,23 +524,62 @@ class Kubelet:
         """Names of the sidecars and app containers that are not ready, in upstream's order."""
         return [c["name"] for c in _probed_containers(pod) if not self._ready(run, c["name"])]
 
+    def _incomplete(self, run: _Run, pod: dict[str, Any]) -> list[str]:
+        """Init containers that have not completed (sidecars: not started) while the pod initializes."""
+        if run.initialized:
+            return []
+        out = []
+        for c in (pod.get("spec") or {}).get("initContainers") or []:
+            state = run.init_states.get(c["name"], {})
+            done = self._started(run, c["name"]) if c.get("restartPolicy") == "Always" else (
+                (state.get("terminated") or {}).get("exitCode") == 0)
+            if not done:
+                out.append(c["name"])
+        return out
+
     def _started(self, run: _Run, name: str) -> bool:
-        """The container runs and passed its startup probe (if it has one)."""
+        """The container runs and passed its startup probe (if it has one); a sidecar keeps running
+        while the app containers restart."""
+        if name in run.init_states:
+            return (run.stage in ("initializing", "running", "backoff") and "running" in run.init_states[name]
+                    and run.probes.get(("startup", name), True))
         return run.stage == "running" and run.probes.get(("startup", name), True)
+
+    def _init_status(self, run: _Run, c: dict[str, Any], *, final: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An ``initContainerStatuses`` entry from what the init container did (``final``: the pod's
+        containers were stopped with that state)."""
+        name = c["name"]
+        state = run.init_states.get(name)
+        created = state is not None
+        if state is None:
+            state = {"waiting": {"reason": "PodInitializing"}}
+        elif final is not None and "running" in state:
+            state = final
+        sidecar = c.get("restartPolicy") == "Always"
+        if final is not None:
+            ready, started = (False, False) if sidecar else ((state.get("terminated") or {}).get("exitCode") == 0,
+                                                             False)
+        elif sidecar:
+            ready, started = self._ready(run, name), self._started(run, name)
+        else:
+            ready, started = (state.get("terminated") or {}).get("exitCode") == 0, "running" in state
+        return self._container_status(run, c, state, ready=ready, started=started, created=created,
+                                      restarts=run.init_restarts.get(name, 0))
 
     def _ready(self, run: _Run, name: str) -> bool:
         """Started, and ready by its readiness probe, or (without one) after the scripted delay."""
         return self._started(run, name) and run.probes.get(("readiness", name), run.ready)
 
     def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
-                          started: bool, created: bool) -> dict[str, Any]:
+                          started: bool, created: bool, restarts: int | None = None) -> dict[str, Any]:
         image, image_id = _image_ids(str(c.get("image", "")))
+        count = run.restart_count if restarts is None else restarts
         status: dict[str, Any] = {"name": c["name"], "state": state, "lastState": run.last_state.get(c["name"], {}),
-                                  "ready": ready, "restartCount": run.restart_count, "image": image,
+                                  "ready": ready, "restartCount": count, "image": image,
                                   "imageID": "", "started": started}
         if created:
             status["imageID"] = image_id
-            seed = f"{run.uid}/{c['name']}/{run.restart_count}"
+            seed = f"{run.uid}/{c['name']}/{count}"
             status["containerID"] = f"containerd://{_hex(seed)}"
         return status
 
@@ -534,16 +594,7 @@ class Kubelet:
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
             status["startTime"] = format_time(self.rt.now)
-            self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
-                                                                   phase="Pending"))
-            spec = pod.get("spec") or {}
-            if spec.get("initContainers"):
-                status["initContainerStatuses"] = [
-                    self._container_status(run, c, {"waiting": {"reason": "PodInitializing"}}, ready=False,
-                                           started=False, created=False) for c in spec["initContainers"]]
-            status["containerStatuses"] = [
-                self._container_status(run, c, {"waiting": {"reason": "ContainerCreating"}}, ready=False,
-                                       started=False, created=False) for c in spec.get("containers") or []]
+            self._pending_status(run, pod, status)
 
         pod = self._write(run, mutate)
         if pod is None:
@@ -551,11 +602,30 @@ class Kubelet:
         delay = self._seconds_annotation(pod, ANNOTATION_START_SECONDS, self.start_delay)
         self._later(run, delay, lambda: self._start(run), "start")
 
+    def _pending_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        """Phase Pending: init containers as far as they got, app containers waiting for them."""
+        spec = pod.get("spec") or {}
+        status["phase"] = "Pending"
+        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                          phase="Pending", incomplete=self._incomplete(run, pod)))
+        if spec.get("initContainers"):
+            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
+        waiting = {"waiting": {"reason": "PodInitializing" if spec.get("initContainers") else "ContainerCreating"}}
+        status["containerStatuses"] = [self._container_status(run, c, waiting, ready=False, started=False,
+                                                              created=False) for c in spec.get("containers") or []]
+
     def _start(self, run: _Run) -> None:
         run.handles.clear()
         pod = self._pods.get(run.key[1], run.key[0])
         if pod is None:
             return
+        if not run.initialized and (pod.get("spec") or {}).get("initContainers"):
+            run.script = self._script(pod)
+            run.ready = not run.script.ready_after
+            run.stage = "initializing"
+            self._init_step(run, 0)
+            return
+        run.initialized = True
         run.script = self._script(pod)
         run.stage = "running"
         run.started_at = self.rt.now
@@ -580,6 +650,99 @@ class Kubelet:
             reason = run.script.reason or ("Completed" if code == 0 else "Error")
             self._later(run, seconds(run.script.duration), lambda: self._exit(run, code, reason), "exit")
 
+    # ------------------------------------------------------------------ init containers
+    def _init_script(self, pod: dict[str, Any], name: str) -> tuple[float, int]:
+        """(run seconds, exit code) of a regular init container: ``fakekube.io/init-run-seconds`` and
+        ``fakekube.io/init-exit-code`` (``.<container>`` for one); default (0, 0)."""
+        ann = pod["metadata"].get("annotations") or {}
+        duration, code = 0.0, 0
+        try:
+            raw = ann.get(f"{ANNOTATION_INIT_RUN_SECONDS}.{name}", ann.get(ANNOTATION_INIT_RUN_SECONDS))
+            if raw is not None:
+                duration = max(0.0, float(raw))
+            raw = ann.get(f"{ANNOTATION_INIT_EXIT_CODE}.{name}", ann.get(ANNOTATION_INIT_EXIT_CODE))
+            if raw is not None:
+                code = int(raw)
+        except ValueError as err:
+            self._malformed(pod, err)
+        return duration, code
+
+    def _init_step(self, run: _Run, index: int) -> None:
+        """Run init containers in order from ``index``: a regular one runs its scripted time and
+        exits; a sidecar starts (and, with a startup probe, must pass it) before the next one."""
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None or run.stage != "initializing":
+            return
+        inits = (pod.get("spec") or {}).get("initContainers") or []
+        now = format_time(self.rt.now)
+        while index < len(inits):
+            c = inits[index]
+            name = c["name"]
+            if c.get("restartPolicy") == "Always":
+                run.init_states[name] = {"running": {"startedAt": now}}
+                startup = probe_of(c, "startup")
+                if startup is not None:
+                    first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                    if not first or not first[0][1] or first[0][0] > 0:
+                        run.probes[("startup", name)] = False
+                        self._write(run, lambda p, s: self._pending_status(run, p, s))
+                        if first and first[0][1]:
+                            self._later(run, seconds(first[0][0]), partial(self._sidecar_started, run, name, index),
+                                        "sidecar-started")
+                        else:
+                            self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} sidecar {name} never passes its "
+                                              f"startup probe; the pod stays initializing")
+                        return
+                    run.probes[("startup", name)] = True
+                index += 1
+                continue
+            duration, code = self._init_script(pod, name)
+            if duration == 0 and code == 0:
+                run.init_states[name] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now,
+                                                        "finishedAt": now}}
+                index += 1
+                continue
+            run.init_states[name] = {"running": {"startedAt": now}}
+            self._write(run, lambda p, s: self._pending_status(run, p, s))
+            self._later(run, seconds(duration), partial(self._init_exit, run, index, code, now), "init-exit")
+            return
+        run.initialized = True
+        self._start(run)
+
+    def _sidecar_started(self, run: _Run, name: str, index: int) -> None:
+        run.probes[("startup", name)] = True
+        self._init_step(run, index + 1)
+
+    def _init_exit(self, run: _Run, index: int, code: int, started_at: str) -> None:
+        """A regular init container exited: go on, fail the pod (``Never``), or restart it after a back-off."""
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None or run.stage != "initializing":
+            return
+        c = ((pod.get("spec") or {}).get("initContainers") or [])[index]
+        name, ns, uid = c["name"], run.key[0], run.uid
+        term = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                               "startedAt": started_at, "finishedAt": format_time(self.rt.now)}}
+        if code == 0:
+            run.init_states[name] = term
+            self._init_step(run, index + 1)
+            return
+        if ((pod.get("spec") or {}).get("restartPolicy") or "Always") == "Never":
+            run.init_states[name] = term
+            self._finish(run, pod, code, "Error", init_failed=True)
+            return
+        delay = run.backoff
+        run.backoff = min(run.backoff * 2, MAX_RESTART_BACKOFF)
+        run.last_state[name] = term
+        run.init_restarts[name] = run.init_restarts.get(name, 0) + 1
+        run.init_states[name] = {"waiting": {
+            "reason": "CrashLoopBackOff",
+            "message": f"back-off {go_duration(delay)} restarting failed container={name} pod={run.key[1]}_{ns}({uid})"}}
+        self.rt.trace.add(f"kubelet {ns}/{run.key[1]} init container {name} exited {code} (Error); restart "
+                          f"#{run.init_restarts[name]} in {go_duration(delay)}")
+        self._write(run, lambda p, s: self._pending_status(run, p, s))
+        self._later(run, delay, partial(self._init_step, run, index), "init-restart")
+
+    # ------------------------------------------------------------------ probes
     def _outcome(self, pod: dict[str, Any], kind: str, name: str) -> Outcome:
         """The scripted result of a container's probe: ``fakekube.io/<kind>.<container>``, else
         ``fakekube.io/<kind>``, else always succeeding."""
@@ -597,13 +760,13 @@ class Kubelet:
                                                                    tuple[float, str, str] | None]:
         """At a container start: every change of a startup/readiness result (seconds after the start,
         kind, container, result), and the first probe failure that kills the containers, if any."""
-        run.probes = {}
+        run.probes = {k: v for k, v in run.probes.items() if k[0] == "startup" and k[1] in run.init_states and v}
         changes: list[tuple[float, str, str, bool]] = []
         kills: list[tuple[float, str, str]] = []
         for c in _probed_containers(pod):
             name, after = c["name"], 0.0
             startup = probe_of(c, "startup")
-            if startup is not None:
+            if startup is not None and not run.probes.get(("startup", name)):
                 run.probes[("startup", name)] = False
                 first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
                 if first and not first[0][1]:
@@ -647,18 +810,8 @@ class Kubelet:
         status["phase"] = "Running"
         self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
                                                                    phase="Running"))
-        inits = []
-        for c in spec.get("initContainers") or []:
-            if c.get("restartPolicy") == "Always":
-                state = {"running": {"startedAt": started}}
-                inits.append(self._container_status(run, c, state, ready=self._ready(run, c["name"]),
-                                                    started=self._started(run, c["name"]), created=True))
-            else:
-                state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
-                                        "finishedAt": started}}
-                inits.append(self._container_status(run, c, state, ready=True, started=False, created=True))
-        if inits:
-            status["initContainerStatuses"] = inits
+        if spec.get("initContainers"):
+            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
         status["containerStatuses"] = [
             self._container_status(run, c, {"running": {"startedAt": started}}, ready=self._ready(run, c["name"]),
                                    started=self._started(run, c["name"]), created=True)
@@ -720,7 +873,7 @@ class Kubelet:
             self._later(run, delay, lambda: self._start(run), "restart")
 
     def _finish(self, run: _Run, pod: dict[str, Any], code: int, reason: str, *,
-                message: str = "", extra: Any = None) -> None:
+                message: str = "", extra: Any = None, init_failed: bool = False) -> None:
         """Containers terminated with ``code``; write the terminal phase."""
         run.cancel()
         run.stage = "done"
@@ -732,18 +885,15 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase))
+            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
+                                                              incomplete=self._incomplete(run, p)))
             term = self._terminated(run, code, reason, message=message)
-            if spec.get("initContainers") and created:
-                inits = []
-                for c in spec["initContainers"]:
-                    state = term if c.get("restartPolicy") == "Always" else {"terminated": {
-                        "exitCode": 0, "reason": "Completed", "startedAt": format_time(run.started_at or 0),
-                        "finishedAt": format_time(run.started_at or 0)}}
-                    inits.append(self._container_status(run, c, state, ready=False, started=False, created=True))
-                status["initContainerStatuses"] = inits
+            if spec.get("initContainers") and run.init_states:
+                status["initContainerStatuses"] = [self._init_status(run, c, final=term)
+                                                   for c in spec["initContainers"]]
+            app = {"waiting": {"reason": "PodInitializing"}} if init_failed else term
             status["containerStatuses"] = [
-                self._container_status(run, c, term, ready=False, started=False, created=created)
+                self._container_status(run, c, app, ready=False, started=False, created=created)
                 for c in spec.get("containers") or []]
 
         self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} {phase} (exit {code}, {reason})")

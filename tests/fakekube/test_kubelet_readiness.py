@@ -245,3 +245,90 @@ def test_malformed_probe_annotation_is_traced_and_ignored() -> None:
     assert when(cluster, lambda: brief(cluster, "p", "Ready")[0] == "True") == 1.010
     assert any("malformed fakekube.io annotation on default/p: 'sometimes' is not one of" in line
                for line in cluster.trace.lines)
+
+
+# ---------------------------------------------------------------------------- init containers
+def inits(cluster: FakeCluster, name: str) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in status(cluster, name).get("initContainerStatuses") or []}
+
+
+def at(cluster: FakeCluster, t: float) -> None:
+    cluster.advance(t - cluster.elapsed)
+
+
+def test_init_containers_run_in_order_before_the_app_containers() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/init-run-seconds.a": "3", "fakekube.io/init-run-seconds.b": "2"},
+                       initContainers=[{"name": "a", "image": "busybox"}, {"name": "b", "image": "busybox"}]))
+    at(cluster, 0.5)
+    assert brief(cluster, "p", "Initialized") == ("False", "ContainersNotInitialized",
+                                                  "containers with incomplete status: [a b]")
+    assert main(cluster, "p")["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert inits(cluster, "p")["a"]["state"] == {"waiting": {"reason": "PodInitializing"}}
+    at(cluster, 2)
+    assert inits(cluster, "p")["a"]["state"] == {"running": {"startedAt": "2030-01-01T00:00:01Z"}}
+    assert (inits(cluster, "p")["a"]["started"], status(cluster, "p")["phase"]) == (True, "Pending")
+    at(cluster, 5)
+    a, b = inits(cluster, "p")["a"], inits(cluster, "p")["b"]
+    assert a["state"] == {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2030-01-01T00:00:01Z",
+                                         "finishedAt": "2030-01-01T00:00:04Z"}}
+    assert (a["ready"], a["started"], b["state"]) == (True, False, {"running": {"startedAt": "2030-01-01T00:00:04Z"}})
+    assert brief(cluster, "p", "Initialized") == ("False", "ContainersNotInitialized",
+                                                  "containers with incomplete status: [b]")
+    assert when(cluster, lambda: status(cluster, "p")["phase"] == "Running") == 6.010
+    assert brief(cluster, "p", "Initialized") == ("True", None, None)
+    assert main(cluster, "p")["state"] == {"running": {"startedAt": "2030-01-01T00:00:06Z"}}
+
+
+def test_failing_init_container_fails_the_pod_under_restart_policy_never() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/init-run-seconds": "2", "fakekube.io/init-exit-code": "1"},
+                       initContainers=[{"name": "a", "image": "busybox"}]))
+    assert when(cluster, lambda: status(cluster, "p")["phase"] == "Failed") == 3.010
+    assert inits(cluster, "p")["a"]["state"]["terminated"] == {
+        "exitCode": 1, "reason": "Error", "startedAt": "2030-01-01T00:00:01Z", "finishedAt": "2030-01-01T00:00:03Z"}
+    assert main(cluster, "p")["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert brief(cluster, "p", "Initialized") == ("False", "ContainersNotInitialized",
+                                                  "containers with incomplete status: [a]")
+    assert brief(cluster, "p", "Ready") == ("False", "PodFailed", None)
+
+
+def test_failing_init_container_restarts_with_back_off_under_on_failure() -> None:
+    cluster, _ = make_cluster()
+    created = cluster.create(pod("p", restart="OnFailure", annotations={"fakekube.io/init-run-seconds": "2",
+                                                                        "fakekube.io/init-exit-code": "1"},
+                                 initContainers=[{"name": "a", "image": "busybox"}]))
+    assert when(cluster, lambda: inits(cluster, "p").get("a", {}).get("restartCount") == 1) == 3.010
+    a = inits(cluster, "p")["a"]
+    assert a["state"] == {"waiting": {"reason": "CrashLoopBackOff", "message": (
+        f"back-off 10s restarting failed container=a pod=p_default({created['metadata']['uid']})")}}
+    assert a["lastState"]["terminated"]["exitCode"] == 1
+    assert (status(cluster, "p")["phase"], main(cluster, "p")["restartCount"]) == ("Pending", 0)
+    assert when(cluster, lambda: "running" in inits(cluster, "p")["a"]["state"]) == 13.010
+    assert when(cluster, lambda: inits(cluster, "p")["a"]["restartCount"] == 2) == 15.010
+    assert "back-off 20s" in inits(cluster, "p")["a"]["state"]["waiting"]["message"]
+
+
+def test_sidecar_must_start_before_the_next_init_container_and_does_not_block_completion() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/startup.proxy": "succeed-after=7s",
+                                         "fakekube.io/run-seconds": "10"},
+                       initContainers=[{"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                                        "startupProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5,
+                                                         "failureThreshold": 5}},
+                                       {"name": "setup", "image": "busybox"}]))
+    at(cluster, 5)
+    proxy = inits(cluster, "p")["proxy"]
+    assert (proxy["state"], proxy["started"]) == ({"running": {"startedAt": "2030-01-01T00:00:01Z"}}, False)
+    assert inits(cluster, "p")["setup"]["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert brief(cluster, "p", "Initialized") == ("False", "ContainersNotInitialized",
+                                                  "containers with incomplete status: [proxy setup]")
+    assert brief(cluster, "p", "ContainersReady") == ("False", "ContainersNotReady",
+                                                      "containers with unready status: [proxy main]")
+    # Startup probes at 0, 5, 10 s after the sidecar started: setup and main start at 11.010.
+    assert when(cluster, lambda: status(cluster, "p")["phase"] == "Running") == 11.010
+    assert (inits(cluster, "p")["proxy"]["started"], inits(cluster, "p")["proxy"]["ready"]) == (True, True)
+    assert inits(cluster, "p")["setup"]["state"]["terminated"]["finishedAt"] == "2030-01-01T00:00:11Z"
+    assert brief(cluster, "p", "Ready") == ("True", None, None)
+    assert when(cluster, lambda: status(cluster, "p")["phase"] == "Succeeded") == 21.010
+    assert "terminated" in inits(cluster, "p")["proxy"]["state"]
