@@ -554,7 +554,9 @@ class Kubelet:
         if state is None:
             state = {"waiting": {"reason": "PodInitializing"}}
         elif final is not None and "running" in state:
-            state = final
+            term = {k: v for k, v in final["terminated"].items() if k not in ("startedAt", "finishedAt")}
+            state = {"terminated": {**term, "startedAt": state["running"]["startedAt"],
+                                    "finishedAt": final["terminated"]["finishedAt"]}}
         sidecar = c.get("restartPolicy") == "Always"
         if final is not None:
             ready, started = (False, False) if sidecar else ((state.get("terminated") or {}).get("exitCode") == 0,
@@ -728,7 +730,7 @@ class Kubelet:
             return
         if ((pod.get("spec") or {}).get("restartPolicy") or "Always") == "Never":
             run.init_states[name] = term
-            self._finish(run, pod, code, "Error", init_failed=True)
+            self._finish(run, pod, code, "Error", apps={"waiting": {"reason": "PodInitializing"}})
             return
         delay = run.backoff
         run.backoff = min(run.backoff * 2, MAX_RESTART_BACKOFF)
@@ -873,7 +875,7 @@ class Kubelet:
             self._later(run, delay, lambda: self._start(run), "restart")
 
     def _finish(self, run: _Run, pod: dict[str, Any], code: int, reason: str, *,
-                message: str = "", extra: Any = None, init_failed: bool = False) -> None:
+                message: str = "", extra: Any = None, apps: dict[str, Any] | None = None) -> None:
         """Containers terminated with ``code``; write the terminal phase."""
         run.cancel()
         run.stage = "done"
@@ -891,7 +893,7 @@ class Kubelet:
             if spec.get("initContainers") and run.init_states:
                 status["initContainerStatuses"] = [self._init_status(run, c, final=term)
                                                    for c in spec["initContainers"]]
-            app = {"waiting": {"reason": "PodInitializing"}} if init_failed else term
+            app = term if apps is None else apps
             status["containerStatuses"] = [
                 self._container_status(run, c, app, ready=False, started=False, created=created)
                 for c in spec.get("containers") or []]
@@ -908,7 +910,7 @@ class Kubelet:
         if previous == "done" or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             self._delete(run)
             return
-        if previous != "running":
+        if previous not in ("running", "initializing"):
             self._finish(run, pod, 137, "ContainerStatusUnknown", message=UNKNOWN_MESSAGE)
             self._delete(run)
             return
@@ -919,7 +921,11 @@ class Kubelet:
 
         def kill() -> None:
             live = self._pods.get(run.key[1], run.key[0]) or pod
-            self._finish(run, live, code, "Error")
+            # App containers an init container kept from starting were never created.
+            unknown = None if previous == "running" else {"terminated": {
+                "exitCode": 137, "reason": "ContainerStatusUnknown", "message": UNKNOWN_MESSAGE,
+                "finishedAt": format_time(self.rt.now)}}
+            self._finish(run, live, code, "Error", apps=unknown)
             self._delete(run)
 
         self._later(run, min(stop, grace), kill, "kill")

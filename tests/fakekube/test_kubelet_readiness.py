@@ -12,6 +12,7 @@ from fakekube.components.dns import Dns
 from fakekube.components.kubelet import Kubelet
 from fakekube.components.kubelet_probes import Outcome, Probe, parse_outcome, probe_of, timeline
 from fakekube.components.scheduler import Scheduler
+from fakekube.errors import NotFound
 
 GATE = "example.com/lb-registered"
 
@@ -332,3 +333,23 @@ def test_sidecar_must_start_before_the_next_init_container_and_does_not_block_co
     assert brief(cluster, "p", "Ready") == ("True", None, None)
     assert when(cluster, lambda: status(cluster, "p")["phase"] == "Succeeded") == 21.010
     assert "terminated" in inits(cluster, "p")["proxy"]["state"]
+
+
+def test_deleting_an_initializing_pod_stops_its_init_container_and_removes_the_pod() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("p", annotations={"fakekube.io/init-run-seconds": "100"},
+                       initContainers=[{"name": "a", "image": "busybox"}]))
+    at(cluster, 5)
+    stream = cluster.watch("pods")
+    cluster.delete("pods", "p")
+    cluster.advance(1)
+    final = next(e.object["status"] for e in reversed(stream.events) if e.object["status"].get("phase") == "Failed")
+    # SIGTERM: the running init container exits 143; the app container was never created.
+    assert final["initContainerStatuses"][0]["state"]["terminated"] == {
+        "exitCode": 143, "reason": "Error", "startedAt": "2030-01-01T00:00:01Z", "finishedAt": "2030-01-01T00:00:05Z"}
+    assert final["containerStatuses"][0]["state"]["terminated"] == {
+        "exitCode": 137, "reason": "ContainerStatusUnknown", "finishedAt": "2030-01-01T00:00:05Z",
+        "message": "The container could not be located when the pod was terminated"}
+    assert "t=00:00:05.000 kubelet default/p Failed (exit 143, Error)" in cluster.trace.lines
+    with pytest.raises(NotFound):
+        cluster.get("pods", "p")
