@@ -5,14 +5,32 @@ Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
 - **bind + 0** (``ACCEPT_DELAY``): the kubelet admits the pod and its sandbox is ready:
   ``startTime``, ``hostIP(s)``, ``podIP(s)`` (from one per-cluster allocator: 10.244.0.1,
   10.244.0.2, … in the order pods reach this stage; ``hostNetwork`` pods get the node IP),
-  conditions ``PodReadyToStartContainers=True``, ``Initialized=True``, ``Ready=False`` and
-  ``ContainersReady=False`` (reason ``ContainersNotReady``, message
-  ``containers with unready status: [main]``), containers ``waiting: ContainerCreating``;
-  phase stays ``Pending``.
-- **bind + 1 s** (``START_DELAY``): containers ``running {startedAt}``, ``started: true``, phase
-  ``Running``; regular init containers show ``terminated: Completed`` (instant), sidecars run.
-- **+ ready-after** (default 0, or the largest ``readinessProbe.initialDelaySeconds``):
-  containers ``ready``, ``ContainersReady=True`` and ``Ready=True``.
+  conditions ``PodReadyToStartContainers=True``, ``Initialized=True`` (``False`` while init
+  containers are pending), ``Ready=False`` and ``ContainersReady=False`` (reason
+  ``ContainersNotReady``, message ``containers with unready status: [main]``, sidecars first),
+  containers ``waiting: ContainerCreating`` (``PodInitializing`` with init containers); phase
+  stays ``Pending``.
+- **bind + 1 s** (``START_DELAY``): init containers run first, in order (below); then the app
+  containers are ``running {startedAt}``, ``started: true``, phase ``Running``.
+- **init containers**: while they run the pod stays ``Pending`` with ``Initialized=False``
+  (``ContainersNotInitialized``, ``containers with incomplete status: [a b]``) and the app
+  containers wait with reason ``PodInitializing``. A regular init container runs
+  ``fakekube.io/init-run-seconds`` (default 0: it completes at once) and exits with
+  ``fakekube.io/init-exit-code`` (default 0; ``.<container>`` suffixes script one of them). On
+  exit 0 it is ``terminated: Completed``, ``ready: true`` and the next one starts; on another
+  code the pod fails (``restartPolicy: Never``: phase ``Failed``, app containers still
+  ``PodInitializing``) or the init container restarts after the CrashLoopBackOff back-off. A
+  sidecar (``restartPolicy: Always``) starts and must be ``started`` (its startup probe passed,
+  if it has one) before the next init container; it keeps running beside the app containers,
+  does not restart with them and does not keep the pod from completing.
+- **+ ready-after** (default 0): containers without a readiness probe are ``ready``; a container
+  with probes follows them (below). ``ContainersReady=True`` once every sidecar and app container
+  is ready; ``Ready`` is ``ContainersReady`` and then the pod's ``readinessGates``: while a gate's
+  condition (written by another client through ``pods/status``; the kubelet keeps conditions it
+  does not own) is missing or not ``True``, ``Ready=False`` with reason ``ReadinessGatesNotReady``
+  and message ``corresponding condition of pod readiness gate "X" does not exist.`` or
+  ``the status of pod readiness gate "X" is not "True", but False`` (joined by ``, ``); the
+  kubelet rewrites ``Ready`` when such a condition changes.
 - **+ run-seconds** (if scripted; unscripted pods run forever, like ``sleep infinity``): the
   containers exit with the scripted code; ``terminated {exitCode, reason, startedAt,
   finishedAt, containerID}``, reason ``Completed`` (0) or ``Error`` unless scripted. Then, by
@@ -24,6 +42,19 @@ Timeline of a pod bound to a live node (``spec/kubernetes.md`` §3):
   container=main pod=<pod>_<ns>(<uid>)``) for the back-off, which starts at 10 s and doubles to
   300 s (reset after 10 min of running), then ``running`` again with a new ``startedAt``.
   ``OnFailure`` with exit 0 ends the pod ``Succeeded``.
+
+Probes (``kubelet_probes``): ``startupProbe``, ``readinessProbe`` and ``livenessProbe`` of app
+containers and sidecars run on virtual time from the container's start: at
+``initialDelaySeconds`` and every ``periodSeconds`` (default 10); a result counts after
+``successThreshold`` (default 1) successes or ``failureThreshold`` (default 3) failures in a row.
+What a probe returns is scripted with ``fakekube.io/readiness``, ``fakekube.io/liveness`` or
+``fakekube.io/startup`` (all containers with that probe; ``fakekube.io/readiness.<container>`` for
+one): ``succeed`` (default), ``fail``, ``succeed-after=12s`` and/or ``fail-after=45s`` (relative to
+the container's start). A readiness result sets the container's ``ready``; a startup probe keeps
+``started: false`` (and readiness/liveness probing) until it succeeds, the other probes then run
+from that moment; a failed liveness or startup probe kills the containers (trace ``container X
+failed liveness probe, will be restarted``): exit 137, reason ``Error``, then ``restartPolicy`` and
+the CrashLoopBackOff back-off as for any exit. Probes restart with each container start.
 
 Graceful deletion (``deletionTimestamp`` set by the API server): the containers get SIGTERM and
 exit after ``fakekube.io/termination-seconds`` (default 0) with code 143, or are SIGKILLed at the
@@ -56,8 +87,12 @@ the latest matching script):
   ``ContainerStatusUnknown`` if never started), and a ``DELETE`` with grace 0. The dead node's
   kubelet runs nothing afterwards.
 
-Not modelled: probes beyond ``initialDelaySeconds``, per-container scripts (all app containers
-share one outcome), image pulls and their errors, volumes, ``activeDeadlineSeconds``,
+Not modelled: per-container lifecycles (all app containers share one run, so a probe kill
+restarts them all and they share ``restartCount``), probe jitter and the prober's extra run on
+status updates (first probe exactly at ``initialDelaySeconds``), probe handlers (``exec``,
+``httpGet``, ``tcpSocket``, ``grpc`` are never run: the annotation decides), per-container exit
+scripts, sidecar restarts (a sidecar that never passes its startup probe leaves the pod
+initializing; a sidecar's readiness/liveness probes are timed from the app containers' start), image pulls and their errors, volumes, ``activeDeadlineSeconds``,
 kubelet admission of pods created with ``spec.nodeName``, node-pressure eviction, pod-level
 resize, kubelet Events (Pulling/Created/Started/Killing), ``tolerationSeconds`` on node failure
 (pods are evicted at once).
@@ -67,12 +102,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
-from fakekube._core.gocompat import go_duration
+from fakekube._core.gocompat import go_duration, go_quote
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
+from fakekube.components.kubelet_probes import Outcome, parse_outcome, probe_of, timeline
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
@@ -104,6 +141,9 @@ ANNOTATION_FAIL_REASON = "fakekube.io/fail-reason"
 ANNOTATION_READY_AFTER = "fakekube.io/ready-after-seconds"
 ANNOTATION_START_SECONDS = "fakekube.io/start-seconds"
 ANNOTATION_TERMINATION_SECONDS = "fakekube.io/termination-seconds"
+ANNOTATION_PROBE_PREFIX = "fakekube.io/"  # + readiness / liveness / startup [+ .<container>]
+ANNOTATION_INIT_RUN_SECONDS = "fakekube.io/init-run-seconds"  # [+ .<init container>]
+ANNOTATION_INIT_EXIT_CODE = "fakekube.io/init-exit-code"  # [+ .<init container>]
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
@@ -137,6 +177,10 @@ class _Run:
     backoff: SimTime = INITIAL_RESTART_BACKOFF
     ready: bool = False
     script: Script = Script()
+    probes: dict[tuple[str, str], bool] = field(default_factory=dict)  # (kind, container) -> result
+    initialized: bool = False
+    init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
+    init_restarts: dict[str, int] = field(default_factory=dict)
 
     def cancel(self) -> None:
         for h in self.handles:
@@ -175,6 +219,32 @@ def _image_ids(image: str) -> tuple[str, str]:
         ref = _image_ref(image)
         ids = _IMAGE_IDS[image] = (ref, f"{ref.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(ref)}")
     return ids
+
+
+def _probed_containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    """Restartable init containers (sidecars), then app containers: those that run and are probed."""
+    spec = pod.get("spec") or {}
+    return [*(c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"),
+            *(spec.get("containers") or [])]
+
+
+def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+    """The Ready condition of a pod whose containers are ready: True unless a readiness gate's
+    condition (owned by whoever sets it through ``pods/status``) is missing or not True."""
+    gates = (pod.get("spec") or {}).get("readinessGates") or []
+    if not gates:
+        return {"status": "True"}
+    current = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
+    messages = []
+    for gate in gates:
+        ctype = gate.get("conditionType")
+        if ctype not in current:
+            messages.append(f"corresponding condition of pod readiness gate {go_quote(str(ctype or ''))} does not exist.")
+        elif current[ctype] != "True":
+            messages.append(f"the status of pod readiness gate {go_quote(str(ctype or ''))} is not \"True\", but {current[ctype]}")
+    if messages:
+        return {"status": "False", "reason": "ReadinessGatesNotReady", "message": ", ".join(messages)}
+    return {"status": "True"}
 
 
 class Kubelet:
@@ -295,12 +365,8 @@ class Kubelet:
             if selector.matches(labels):
                 script = candidate
                 break
-        probe_delay = max([int(((c.get("readinessProbe") or {}).get("initialDelaySeconds")) or 0)
-                           for c in (pod.get("spec") or {}).get("containers") or []] or [0])
         ann = pod["metadata"].get("annotations") or {}
         duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
-        if ready_after is None and probe_delay:
-            ready_after = float(probe_delay)
         try:
             if ANNOTATION_RUN_SECONDS in ann:
                 duration = float(ann[ANNOTATION_RUN_SECONDS])
@@ -309,10 +375,13 @@ class Kubelet:
             if ANNOTATION_READY_AFTER in ann:
                 ready_after = float(ann[ANNOTATION_READY_AFTER])
         except ValueError as err:
-            self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
-                              f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
+            self._malformed(pod, err)
         reason = ann.get(ANNOTATION_FAIL_REASON, reason)
         return Script(duration, exit_code, ready_after, reason)
+
+    def _malformed(self, pod: dict[str, Any], err: ValueError) -> None:
+        self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
+                          f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
 
     def _seconds_annotation(self, pod: dict[str, Any], key: str, default: SimTime) -> SimTime:
         raw = (pod["metadata"].get("annotations") or {}).get(key)
@@ -336,7 +405,11 @@ class Kubelet:
                 del self._runs[key]
                 run = None
             elif not meta.get("deletionTimestamp"):
-                return  # a status change of a pod this kubelet already runs: nothing to do
+                # A status change of a pod this kubelet already runs: only a readiness gate's
+                # condition (set by another client) can change what the kubelet reports.
+                if (obj.get("spec") or {}).get("readinessGates") and run.stage == "running":
+                    self._sync_gates(run, obj)
+                return
         if type_ == "DELETED":
             return
         node = (obj.get("spec") or {}).get("nodeName")
@@ -353,6 +426,16 @@ class Kubelet:
             return
         if meta.get("deletionTimestamp") and run.stage not in ("terminating", "done"):
             self._terminate(run, obj)
+
+    def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
+        """Rewrite the Ready condition when a readiness gate's condition changed what it should say."""
+        status = pod.get("status") or {}
+        wanted = {"type": "Ready", **self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                          phase="Running")[2]}
+        current = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+        if all(current.get(k) == wanted.get(k) for k in ("status", "reason", "message")):
+            return
+        self._write(run, lambda p, s: self._running_status(run, p, s))
 
     # ------------------------------------------------------------------ status writes
     def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
@@ -413,34 +496,92 @@ class Kubelet:
         out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
         status["conditions"] = out
 
-    def _pod_conditions(self, pod: dict[str, Any], *, sandbox: bool, ready: bool, phase: str) -> list[dict[str, Any]]:
+    def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
+                        phase: str, incomplete: list[str] | None = None) -> list[dict[str, Any]]:
+        """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates."""
         if phase in ("Succeeded", "Failed"):
             reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
             ready_c: dict[str, Any] = {"status": "False", "reason": reason}
-        elif ready:
+            pod_ready = ready_c
+        elif not unready:
             ready_c = {"status": "True"}
+            pod_ready = _gates_condition(pod, status)
         else:
-            spec = pod.get("spec") or {}
-            names = [c["name"] for c in spec.get("containers") or []]
-            names += [c["name"] for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
             ready_c = {"status": "False", "reason": "ContainersNotReady",
-                       "message": f"containers with unready status: [{' '.join(names)}]"}
+                       "message": f"containers with unready status: [{' '.join(unready)}]"}
+            pod_ready = ready_c
         init: dict[str, Any] = {"status": "True"}
         if phase == "Succeeded":
             init["reason"] = "PodCompleted"
+        elif incomplete:
+            init = {"status": "False", "reason": "ContainersNotInitialized",
+                    "message": f"containers with incomplete status: [{' '.join(incomplete)}]"}
         return [{"type": "PodReadyToStartContainers", "status": "True" if sandbox else "False"},
-                {"type": "Initialized", **init}, {"type": "Ready", **ready_c},
+                {"type": "Initialized", **init}, {"type": "Ready", **pod_ready},
                 {"type": "ContainersReady", **ready_c}]
 
+    def _unready(self, run: _Run, pod: dict[str, Any]) -> list[str]:
+        """Names of the sidecars and app containers that are not ready, in upstream's order."""
+        return [c["name"] for c in _probed_containers(pod) if not self._ready(run, c["name"])]
+
+    def _incomplete(self, run: _Run, pod: dict[str, Any]) -> list[str]:
+        """Init containers that have not completed (sidecars: not started) while the pod initializes."""
+        if run.initialized:
+            return []
+        out = []
+        for c in (pod.get("spec") or {}).get("initContainers") or []:
+            state = run.init_states.get(c["name"], {})
+            done = self._started(run, c["name"]) if c.get("restartPolicy") == "Always" else (
+                (state.get("terminated") or {}).get("exitCode") == 0)
+            if not done:
+                out.append(c["name"])
+        return out
+
+    def _started(self, run: _Run, name: str) -> bool:
+        """The container runs and passed its startup probe (if it has one); a sidecar keeps running
+        while the app containers restart."""
+        if name in run.init_states:
+            return (run.stage in ("initializing", "running", "backoff") and "running" in run.init_states[name]
+                    and run.probes.get(("startup", name), True))
+        return run.stage == "running" and run.probes.get(("startup", name), True)
+
+    def _init_status(self, run: _Run, c: dict[str, Any], *, final: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An ``initContainerStatuses`` entry from what the init container did (``final``: the pod's
+        containers were stopped with that state)."""
+        name = c["name"]
+        state = run.init_states.get(name)
+        created = state is not None
+        if state is None:
+            state = {"waiting": {"reason": "PodInitializing"}}
+        elif final is not None and "running" in state:
+            term = {k: v for k, v in final["terminated"].items() if k not in ("startedAt", "finishedAt")}
+            state = {"terminated": {**term, "startedAt": state["running"]["startedAt"],
+                                    "finishedAt": final["terminated"]["finishedAt"]}}
+        sidecar = c.get("restartPolicy") == "Always"
+        if final is not None:
+            ready, started = (False, False) if sidecar else ((state.get("terminated") or {}).get("exitCode") == 0,
+                                                             False)
+        elif sidecar:
+            ready, started = self._ready(run, name), self._started(run, name)
+        else:
+            ready, started = (state.get("terminated") or {}).get("exitCode") == 0, "running" in state
+        return self._container_status(run, c, state, ready=ready, started=started, created=created,
+                                      restarts=run.init_restarts.get(name, 0))
+
+    def _ready(self, run: _Run, name: str) -> bool:
+        """Started, and ready by its readiness probe, or (without one) after the scripted delay."""
+        return self._started(run, name) and run.probes.get(("readiness", name), run.ready)
+
     def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
-                          started: bool, created: bool) -> dict[str, Any]:
+                          started: bool, created: bool, restarts: int | None = None) -> dict[str, Any]:
         image, image_id = _image_ids(str(c.get("image", "")))
+        count = run.restart_count if restarts is None else restarts
         status: dict[str, Any] = {"name": c["name"], "state": state, "lastState": run.last_state.get(c["name"], {}),
-                                  "ready": ready, "restartCount": run.restart_count, "image": image,
+                                  "ready": ready, "restartCount": count, "image": image,
                                   "imageID": "", "started": started}
         if created:
             status["imageID"] = image_id
-            seed = f"{run.uid}/{c['name']}/{run.restart_count}"
+            seed = f"{run.uid}/{c['name']}/{count}"
             status["containerID"] = f"containerd://{_hex(seed)}"
         return status
 
@@ -455,15 +596,7 @@ class Kubelet:
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
             status["startTime"] = format_time(self.rt.now)
-            self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=False, phase="Pending"))
-            spec = pod.get("spec") or {}
-            if spec.get("initContainers"):
-                status["initContainerStatuses"] = [
-                    self._container_status(run, c, {"waiting": {"reason": "PodInitializing"}}, ready=False,
-                                           started=False, created=False) for c in spec["initContainers"]]
-            status["containerStatuses"] = [
-                self._container_status(run, c, {"waiting": {"reason": "ContainerCreating"}}, ready=False,
-                                       started=False, created=False) for c in spec.get("containers") or []]
+            self._pending_status(run, pod, status)
 
         pod = self._write(run, mutate)
         if pod is None:
@@ -471,18 +604,47 @@ class Kubelet:
         delay = self._seconds_annotation(pod, ANNOTATION_START_SECONDS, self.start_delay)
         self._later(run, delay, lambda: self._start(run), "start")
 
+    def _pending_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
+        """Phase Pending: init containers as far as they got, app containers waiting for them."""
+        spec = pod.get("spec") or {}
+        status["phase"] = "Pending"
+        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                          phase="Pending", incomplete=self._incomplete(run, pod)))
+        if spec.get("initContainers"):
+            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
+        waiting = {"waiting": {"reason": "PodInitializing" if spec.get("initContainers") else "ContainerCreating"}}
+        status["containerStatuses"] = [self._container_status(run, c, waiting, ready=False, started=False,
+                                                              created=False) for c in spec.get("containers") or []]
+
     def _start(self, run: _Run) -> None:
         run.handles.clear()
         pod = self._pods.get(run.key[1], run.key[0])
         if pod is None:
             return
+        if not run.initialized and (pod.get("spec") or {}).get("initContainers"):
+            run.script = self._script(pod)
+            run.ready = not run.script.ready_after
+            run.stage = "initializing"
+            self._init_step(run, 0)
+            return
+        run.initialized = True
         run.script = self._script(pod)
         run.stage = "running"
         run.started_at = self.rt.now
         run.ready = not run.script.ready_after
+        changes, kill = self._probe_plan(run, pod)
+        while changes and changes[0][0] == 0:
+            _, kind, name, result = changes.pop(0)
+            run.probes[(kind, name)] = result
         self._write(run, lambda p, s: self._running_status(run, p, s))
         if self._runs.get(run.key) is not run:
             return
+        for when in dict.fromkeys(t for t, *_ in changes):
+            now = [(kind, name, result) for t, kind, name, result in changes if t == when]
+            self._later(run, seconds(when), partial(self._probe_results, run, now), "probe")
+        if kill is not None:
+            when, name, kind = kill
+            self._later(run, seconds(when), lambda: self._probe_kill(run, name, kind), "probe-kill")
         if not run.ready:
             self._later(run, seconds(run.script.ready_after or 0), lambda: self._become_ready(run), "ready")
         if run.script.duration is not None:
@@ -490,25 +652,172 @@ class Kubelet:
             reason = run.script.reason or ("Completed" if code == 0 else "Error")
             self._later(run, seconds(run.script.duration), lambda: self._exit(run, code, reason), "exit")
 
+    # ------------------------------------------------------------------ init containers
+    def _init_script(self, pod: dict[str, Any], name: str) -> tuple[float, int]:
+        """(run seconds, exit code) of a regular init container: ``fakekube.io/init-run-seconds`` and
+        ``fakekube.io/init-exit-code`` (``.<container>`` for one); default (0, 0)."""
+        ann = pod["metadata"].get("annotations") or {}
+        duration, code = 0.0, 0
+        try:
+            raw = ann.get(f"{ANNOTATION_INIT_RUN_SECONDS}.{name}", ann.get(ANNOTATION_INIT_RUN_SECONDS))
+            if raw is not None:
+                duration = max(0.0, float(raw))
+            raw = ann.get(f"{ANNOTATION_INIT_EXIT_CODE}.{name}", ann.get(ANNOTATION_INIT_EXIT_CODE))
+            if raw is not None:
+                code = int(raw)
+        except ValueError as err:
+            self._malformed(pod, err)
+        return duration, code
+
+    def _init_step(self, run: _Run, index: int) -> None:
+        """Run init containers in order from ``index``: a regular one runs its scripted time and
+        exits; a sidecar starts (and, with a startup probe, must pass it) before the next one."""
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None or run.stage != "initializing":
+            return
+        inits = (pod.get("spec") or {}).get("initContainers") or []
+        now = format_time(self.rt.now)
+        while index < len(inits):
+            c = inits[index]
+            name = c["name"]
+            if c.get("restartPolicy") == "Always":
+                run.init_states[name] = {"running": {"startedAt": now}}
+                startup = probe_of(c, "startup")
+                if startup is not None:
+                    first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                    if not first or not first[0][1] or first[0][0] > 0:
+                        run.probes[("startup", name)] = False
+                        self._write(run, lambda p, s: self._pending_status(run, p, s))
+                        if first and first[0][1]:
+                            self._later(run, seconds(first[0][0]), partial(self._sidecar_started, run, name, index),
+                                        "sidecar-started")
+                        else:
+                            self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} sidecar {name} never passes its "
+                                              f"startup probe; the pod stays initializing")
+                        return
+                    run.probes[("startup", name)] = True
+                index += 1
+                continue
+            duration, code = self._init_script(pod, name)
+            if duration == 0 and code == 0:
+                run.init_states[name] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now,
+                                                        "finishedAt": now}}
+                index += 1
+                continue
+            run.init_states[name] = {"running": {"startedAt": now}}
+            self._write(run, lambda p, s: self._pending_status(run, p, s))
+            self._later(run, seconds(duration), partial(self._init_exit, run, index, code, now), "init-exit")
+            return
+        run.initialized = True
+        self._start(run)
+
+    def _sidecar_started(self, run: _Run, name: str, index: int) -> None:
+        run.probes[("startup", name)] = True
+        self._init_step(run, index + 1)
+
+    def _init_exit(self, run: _Run, index: int, code: int, started_at: str) -> None:
+        """A regular init container exited: go on, fail the pod (``Never``), or restart it after a back-off."""
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is None or run.stage != "initializing":
+            return
+        c = ((pod.get("spec") or {}).get("initContainers") or [])[index]
+        name, ns, uid = c["name"], run.key[0], run.uid
+        term = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                               "startedAt": started_at, "finishedAt": format_time(self.rt.now)}}
+        if code == 0:
+            run.init_states[name] = term
+            self._init_step(run, index + 1)
+            return
+        if ((pod.get("spec") or {}).get("restartPolicy") or "Always") == "Never":
+            run.init_states[name] = term
+            self._finish(run, pod, code, "Error", apps={"waiting": {"reason": "PodInitializing"}})
+            return
+        delay = run.backoff
+        run.backoff = min(run.backoff * 2, MAX_RESTART_BACKOFF)
+        run.last_state[name] = term
+        run.init_restarts[name] = run.init_restarts.get(name, 0) + 1
+        run.init_states[name] = {"waiting": {
+            "reason": "CrashLoopBackOff",
+            "message": f"back-off {go_duration(delay)} restarting failed container={name} pod={run.key[1]}_{ns}({uid})"}}
+        self.rt.trace.add(f"kubelet {ns}/{run.key[1]} init container {name} exited {code} (Error); restart "
+                          f"#{run.init_restarts[name]} in {go_duration(delay)}")
+        self._write(run, lambda p, s: self._pending_status(run, p, s))
+        self._later(run, delay, partial(self._init_step, run, index), "init-restart")
+
+    # ------------------------------------------------------------------ probes
+    def _outcome(self, pod: dict[str, Any], kind: str, name: str) -> Outcome:
+        """The scripted result of a container's probe: ``fakekube.io/<kind>.<container>``, else
+        ``fakekube.io/<kind>``, else always succeeding."""
+        ann = pod["metadata"].get("annotations") or {}
+        raw = ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}.{name}", ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}"))
+        if raw is None:
+            return Outcome()
+        try:
+            return parse_outcome(str(raw))
+        except ValueError as err:
+            self._malformed(pod, err)
+            return Outcome()
+
+    def _probe_plan(self, run: _Run, pod: dict[str, Any]) -> tuple[list[tuple[float, str, str, bool]],
+                                                                   tuple[float, str, str] | None]:
+        """At a container start: every change of a startup/readiness result (seconds after the start,
+        kind, container, result), and the first probe failure that kills the containers, if any."""
+        run.probes = {k: v for k, v in run.probes.items() if k[0] == "startup" and k[1] in run.init_states and v}
+        changes: list[tuple[float, str, str, bool]] = []
+        kills: list[tuple[float, str, str]] = []
+        for c in _probed_containers(pod):
+            name, after = c["name"], 0.0
+            startup = probe_of(c, "startup")
+            if startup is not None and not run.probes.get(("startup", name)):
+                run.probes[("startup", name)] = False
+                first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                if first and not first[0][1]:
+                    kills.append((first[0][0], name, "startup"))
+                    continue
+                if not first:
+                    continue
+                after = first[0][0]
+                changes.append((after, "startup", name, True))
+            readiness = probe_of(c, "readiness")
+            if readiness is not None:
+                run.probes[("readiness", name)] = False
+                changes += [(t, "readiness", name, ok) for t, ok in
+                            timeline(readiness, self._outcome(pod, "readiness", name), initial=False, after=after)]
+            liveness = probe_of(c, "liveness")
+            if liveness is not None:
+                kills += [(t, name, "liveness") for t, ok in
+                          timeline(liveness, self._outcome(pod, "liveness", name), initial=True, after=after)[:1]]
+        changes.sort(key=lambda change: change[0])
+        return changes, min(kills, key=lambda kill: kill[0], default=None)
+
+    def _probe_results(self, run: _Run, results: list[tuple[str, str, bool]]) -> None:
+        if run.stage != "running":
+            return
+        for kind, name, result in results:
+            run.probes[(kind, name)] = result
+        self._write(run, lambda p, s: self._running_status(run, p, s))
+
+    def _probe_kill(self, run: _Run, name: str, kind: str) -> None:
+        """``kuberuntime``: a failed liveness/startup probe kills the container (SIGKILL after the
+        grace period: exit 137, ``Error``); restartPolicy decides what follows."""
+        if run.stage != "running":
+            return
+        self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} container {name} failed {kind} probe, "
+                          f"will be restarted")
+        self._exit(run, 137, "Error")
+
     def _running_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
         spec = pod.get("spec") or {}
         started = format_time(run.started_at or self.rt.now)
         status["phase"] = "Running"
-        self._set_conditions(status, self._pod_conditions(pod, sandbox=True, ready=run.ready, phase="Running"))
-        inits = []
-        for c in spec.get("initContainers") or []:
-            if c.get("restartPolicy") == "Always":
-                state = {"running": {"startedAt": started}}
-                inits.append(self._container_status(run, c, state, ready=run.ready, started=True, created=True))
-            else:
-                state = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
-                                        "finishedAt": started}}
-                inits.append(self._container_status(run, c, state, ready=True, started=False, created=True))
-        if inits:
-            status["initContainerStatuses"] = inits
+        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+                                                                   phase="Running"))
+        if spec.get("initContainers"):
+            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
         status["containerStatuses"] = [
-            self._container_status(run, c, {"running": {"startedAt": started}}, ready=run.ready, started=True,
-                                   created=True) for c in spec.get("containers") or []]
+            self._container_status(run, c, {"running": {"startedAt": started}}, ready=self._ready(run, c["name"]),
+                                   started=self._started(run, c["name"]), created=True)
+            for c in spec.get("containers") or []]
 
     def _become_ready(self, run: _Run) -> None:
         if run.stage != "running":
@@ -550,7 +859,8 @@ class Kubelet:
         name, ns, uid = run.key[1], run.key[0], run.uid
 
         def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
-            self._set_conditions(status, self._pod_conditions(p, sandbox=True, ready=False, phase="Running"))
+            self._set_conditions(status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
+                                                                   phase="Running"))
             status["containerStatuses"] = [
                 self._container_status(run, c, {"waiting": {
                     "reason": "CrashLoopBackOff",
@@ -565,7 +875,7 @@ class Kubelet:
             self._later(run, delay, lambda: self._start(run), "restart")
 
     def _finish(self, run: _Run, pod: dict[str, Any], code: int, reason: str, *,
-                message: str = "", extra: Any = None) -> None:
+                message: str = "", extra: Any = None, apps: dict[str, Any] | None = None) -> None:
         """Containers terminated with ``code``; write the terminal phase."""
         run.cancel()
         run.stage = "done"
@@ -577,18 +887,15 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(status, self._pod_conditions(p, sandbox=False, ready=False, phase=phase))
+            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
+                                                              incomplete=self._incomplete(run, p)))
             term = self._terminated(run, code, reason, message=message)
-            if spec.get("initContainers") and created:
-                inits = []
-                for c in spec["initContainers"]:
-                    state = term if c.get("restartPolicy") == "Always" else {"terminated": {
-                        "exitCode": 0, "reason": "Completed", "startedAt": format_time(run.started_at or 0),
-                        "finishedAt": format_time(run.started_at or 0)}}
-                    inits.append(self._container_status(run, c, state, ready=False, started=False, created=True))
-                status["initContainerStatuses"] = inits
+            if spec.get("initContainers") and run.init_states:
+                status["initContainerStatuses"] = [self._init_status(run, c, final=term)
+                                                   for c in spec["initContainers"]]
+            app = term if apps is None else apps
             status["containerStatuses"] = [
-                self._container_status(run, c, term, ready=False, started=False, created=created)
+                self._container_status(run, c, app, ready=False, started=False, created=created)
                 for c in spec.get("containers") or []]
 
         self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} {phase} (exit {code}, {reason})")
@@ -603,7 +910,7 @@ class Kubelet:
         if previous == "done" or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             self._delete(run)
             return
-        if previous != "running":
+        if previous not in ("running", "initializing"):
             self._finish(run, pod, 137, "ContainerStatusUnknown", message=UNKNOWN_MESSAGE)
             self._delete(run)
             return
@@ -614,7 +921,11 @@ class Kubelet:
 
         def kill() -> None:
             live = self._pods.get(run.key[1], run.key[0]) or pod
-            self._finish(run, live, code, "Error")
+            # App containers an init container kept from starting were never created.
+            unknown = None if previous == "running" else {"terminated": {
+                "exitCode": 137, "reason": "ContainerStatusUnknown", "message": UNKNOWN_MESSAGE,
+                "finishedAt": format_time(self.rt.now)}}
+            self._finish(run, live, code, "Error", apps=unknown)
             self._delete(run)
 
         self._later(run, min(stop, grace), kill, "kill")
