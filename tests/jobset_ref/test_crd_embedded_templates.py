@@ -134,3 +134,18 @@ def test_embedded_schemas_are_fresh_copies() -> None:
                        "labels": {"additionalProperties": {"type": "string"}, "type": "object"},
                        "name": {"type": "string"}, "namespace": {"type": "string"}},
         "type": "object"}
+
+
+def test_server_side_apply_merges_template_lists_by_their_keys(cluster: FakeCluster) -> None:
+    # containers is a list-map keyed by name in the embedded schema (atomic under preserve-unknown-fields).
+    resource = "jobsets.jobset.x-k8s.io"
+    cluster.api.patch(resource, "js", jobset({"containers": [CONTAINER]}), namespace="default",
+                      patch_type="apply", field_manager="first")
+    other = {**CONTAINER, "name": "d"}
+    stored = cluster.api.patch(resource, "js", jobset({"containers": [other]}), namespace="default",
+                               patch_type="apply", field_manager="second")
+    assert pod_spec_of(stored)["containers"] == [CONTAINER, other]
+    second = next(m for m in stored["metadata"]["managedFields"] if m["manager"] == "second")
+    pod_fields = second["fieldsV1"]["f:spec"]["f:replicatedJobs"]['k:{"name":"w"}']["f:template"]["f:spec"][
+        "f:template"]["f:spec"]
+    assert pod_fields == {"f:containers": {'k:{"name":"d"}': {".": {}, "f:image": {}, "f:name": {}}}}
