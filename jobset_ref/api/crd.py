@@ -6,7 +6,13 @@ controller-gen v0.17.2 from ``api/jobset/v1alpha2/jobset_types.go``, kubernetes-
 The ``openAPIV3Schema`` is produced by walking :mod:`jobset_ref.api.models`: Python types give
 ``type``/``format``/``enum``/``items``/``required``; CRD-only facts (``default``, ``minimum``,
 ``maxItems``, list types and keys, CEL rules, patterns) come from each field's
-``json_schema_extra["crd"]`` and each model's ``CRD_VALIDATIONS``.
+``json_schema_extra["crd"]`` and each model's ``CRD_VALIDATIONS``. The embedded Kubernetes objects
+(``spec.replicatedJobs[].template``, a ``batch/v1`` JobTemplateSpec, and
+``spec.volumeClaimPolicies[].templates[]``, ``core/v1`` PersistentVolumeClaims) are wire dicts in
+the models; a field names its Kubernetes type (``crd(embedded=...)``, ``crd(items_embedded=...)``)
+and gets the full schema upstream's CRD inlines, built by :mod:`jobset_ref.api.embedded_schemas`:
+so the API server prunes, defaults (``ports[].protocol: TCP`` ...) and validates the templates as
+upstream's does.
 
 :func:`jobset_crd` serves the generated CRD from the committed ``jobset_crd.json`` next to this
 module, so that installing the CRD imports neither pydantic nor the models (cold start). After
@@ -17,11 +23,6 @@ changing the models, regenerate it with::
 
 (``tests/jobset_ref/test_api_crd.py`` fails while the file is stale.)
 
-Documented simplification: the embedded ``batch/v1`` JobTemplateSpec
-(``spec.replicatedJobs[].template``) and the PVC templates
-(``spec.volumeClaimPolicies[].templates[]``) are ``type: object`` with
-``x-kubernetes-preserve-unknown-fields: true`` instead of the full Kubernetes schemas; so the
-embedded Kubernetes defaults and required fields of those schemas are not expressed here.
 Descriptions are omitted.
 """
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 import types
 from collections.abc import Sequence
 from enum import StrEnum
@@ -47,7 +49,7 @@ __all__ = ["CRD_PATH", "generate_crd", "jobset_crd", "openapi_schema", "render_c
 #: The generated CRD, committed (regenerate with ``python -m jobset_ref.api.crd``).
 CRD_PATH = Path(__file__).with_name("jobset_crd.json")
 
-_crd_text: str | None = None
+_crd_marshalled: bytes | None = None
 
 _PRINTER_COLUMNS: list[dict[str, Any]] = [
     {"description": "Final state of JobSet", "jsonPath": ".status.terminalState", "name": "TerminalState",
@@ -68,12 +70,14 @@ _ARRAY_FACTS = {"maxItems": "maxItems", "listType": "x-kubernetes-list-type",
 def jobset_crd() -> dict[str, Any]:
     """The ``apiextensions.k8s.io/v1`` CustomResourceDefinition of ``jobsets.jobset.x-k8s.io``.
 
-    A fresh copy of the committed generated CRD (:data:`CRD_PATH`) on every call.
+    A fresh copy of the committed generated CRD (:data:`CRD_PATH`) on every call. The file is
+    parsed once; copies come from its ``marshal`` form, several times faster than parsing the
+    JSON again (the CRD carries the full Job and PVC template schemas).
     """
-    global _crd_text
-    if _crd_text is None:
-        _crd_text = CRD_PATH.read_text(encoding="utf-8")
-    crd: dict[str, Any] = json.loads(_crd_text)
+    global _crd_marshalled
+    if _crd_marshalled is None:
+        _crd_marshalled = marshal.dumps(json.loads(CRD_PATH.read_text(encoding="utf-8")), 2)
+    crd: dict[str, Any] = marshal.loads(_crd_marshalled)
     return crd
 
 
@@ -139,9 +143,22 @@ def _crd_facts(info: FieldInfo) -> dict[str, Any]:
     return {}
 
 
+def _embedded_schema(kind: str) -> dict[str, Any]:
+    """The schema of an embedded Kubernetes object, by its Go type name."""
+    from jobset_ref.api import embedded_schemas  # lazy: only generating needs the built-in definitions
+
+    builders = {"JobTemplateSpec": embedded_schemas.job_template_schema,
+                "PersistentVolumeClaim": embedded_schemas.persistent_volume_claim_schema}
+    if kind not in builders:
+        raise TypeError(f"no embedded schema for {kind!r}")
+    return builders[kind]()
+
+
 def _field_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) -> dict[str, Any]:
     if "schema" in facts:
         return copy.deepcopy(facts["schema"])
+    if "embedded" in facts:
+        return _embedded_schema(facts["embedded"])
     annotation, metadata = _unwrap(annotation, metadata)
     schema = _type_schema(annotation, metadata, facts)
     for key in _SCALAR_FACTS:
@@ -176,8 +193,8 @@ def _type_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) ->
     origin = get_origin(annotation)
     if origin is list:
         (item,) = get_args(annotation)
-        if "items_schema" in facts:
-            items = copy.deepcopy(facts["items_schema"])
+        if "items_embedded" in facts:
+            items = _embedded_schema(facts["items_embedded"])
         else:
             item, item_meta = _unwrap(item, [])
             items = dict(sorted(_type_schema(item, item_meta, {}).items()))

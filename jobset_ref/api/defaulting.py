@@ -13,25 +13,26 @@ Fidelity notes (see ``docs/fidelity.md``):
 * :func:`default_jobset` sets exactly the fields the Go defaulter sets. It does not add the
   artefacts of re-marshalling a Go struct (``resources: {}``, ``creationTimestamp: null``) that
   the real JSON patch would carry.
-* :func:`apply_schema_defaults` applies the four JobSet-level CRD defaults plus container
-  ``ports[].protocol: TCP``; the other embedded Kubernetes defaults of the CRD (azureDisk,
-  iscsi, rbd, scaleIO, ``configMapKeyRef.name`` …) are left to the API server's generic
-  structural defaulting, which can walk :func:`jobset_ref.api.crd.jobset_crd`.
+* :func:`apply_schema_defaults` applies every ``default`` of the served CRD
+  (:func:`jobset_ref.api.crd.jobset_crd`): the JobSet-level ones and those of the embedded Job
+  and PVC templates (``ports[].protocol: TCP``, ``configMapKeyRef.name: ""``, azureDisk, iscsi,
+  rbd, scaleIO …), as the API server's structural defaulting applies them; the defaults
+  themselves live in one place, the models and :mod:`jobset_ref.api.embedded_schemas`.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 from jobset_ref.api import constants as c
+from jobset_ref.api.crd import jobset_crd
 from jobset_ref.api.models import JobSet
 
 __all__ = ["apply_schema_defaults", "default_jobset"]
-
-_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
-
 
 @overload
 def default_jobset(js: JobSet, *, feature_gates: Mapping[str, bool] | None = None) -> JobSet: ...
@@ -91,41 +92,64 @@ def apply_schema_defaults(js: dict[str, Any]) -> dict[str, Any]: ...
 def apply_schema_defaults(js: JobSet | dict[str, Any]) -> JobSet | dict[str, Any]:
     """Layer A: the CRD ``default:`` values (§5.1), applied only where the field is absent or null.
 
-    Defaults inside an object apply only when that object itself is present.
+    Defaults inside an object apply only when that object itself is present (structural
+    defaulting: ``x-kubernetes-preserve-unknown-fields`` subtrees and values of the wrong type
+    are left alone).
     """
     if isinstance(js, JobSet):
         return JobSet.from_wire(apply_schema_defaults(js.to_wire()))
     obj = copy.deepcopy(js)
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return obj
-    for rjob in spec.get("replicatedJobs") or []:
-        if not isinstance(rjob, dict):
-            continue
-        if rjob.get("groupName") is None:
-            rjob["groupName"] = "default"
-        if rjob.get("replicas") is None:
-            rjob["replicas"] = 1
-        _default_container_ports(rjob)
-    failure_policy = spec.get("failurePolicy")
-    if isinstance(failure_policy, dict) and failure_policy.get("restartStrategy") is None:
-        failure_policy["restartStrategy"] = "Recreate"
-    for policy in spec.get("volumeClaimPolicies") or []:
-        retention = policy.get("retentionPolicy") if isinstance(policy, dict) else None
-        if isinstance(retention, dict) and retention.get("whenDeleted") is None:
-            retention["whenDeleted"] = "Delete"
+    _default(obj, _defaults_tree())
     return obj
 
 
-def _default_container_ports(rjob: dict[str, Any]) -> None:
-    pod_spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec")
-    if not isinstance(pod_spec, dict):
-        return
-    for kind in _CONTAINER_LISTS:
-        for container in pod_spec.get(kind) or []:
-            for port in (container.get("ports") or []) if isinstance(container, dict) else []:
-                if isinstance(port, dict) and port.get("protocol") is None:
-                    port["protocol"] = "TCP"
+@dataclass(frozen=True, slots=True)
+class _Defaulted:
+    """The part of the CRD schema that leads to a ``default``: a node, its default (if any) and
+    the children (properties, items, map values) below which some default sits."""
+
+    default: Any = None
+    has_default: bool = False
+    properties: Mapping[str, _Defaulted] = field(default_factory=dict)
+    items: _Defaulted | None = None
+    values: _Defaulted | None = None
+
+
+@functools.cache
+def _defaults_tree() -> _Defaulted:
+    tree = _prune(jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
+    return tree or _Defaulted()
+
+
+def _prune(node: Mapping[str, Any]) -> _Defaulted | None:
+    """The defaults below ``node`` (None when there is none)."""
+    properties = {name: sub for name, child in (node.get("properties") or {}).items()
+                  if (sub := _prune(child)) is not None}
+    items = _prune(node["items"]) if isinstance(node.get("items"), Mapping) else None
+    addl = node.get("additionalProperties")
+    values = _prune(addl) if isinstance(addl, Mapping) else None
+    if "default" not in node and not properties and items is None and values is None:
+        return None
+    return _Defaulted(copy.deepcopy(node.get("default")), "default" in node, properties, items, values)
+
+
+def _default(value: Any, node: _Defaulted) -> None:
+    """``defaulting.Default`` in place: absent or null fields take their default, recursively."""
+    if isinstance(value, dict):
+        for name, child in node.properties.items():
+            if child.has_default and value.get(name) is None:
+                value[name] = copy.deepcopy(child.default)
+            if name in value:
+                _default(value[name], child)
+        if node.values is not None:
+            for name, item in value.items():
+                if name not in node.properties:
+                    _default(item, node.values)
+    elif isinstance(value, list) and node.items is not None:
+        for index, item in enumerate(value):
+            if item is None and node.items.has_default:
+                value[index] = copy.deepcopy(node.items.default)
+            _default(value[index], node.items)
 
 
 def _child(parent: dict[str, Any], key: str) -> dict[str, Any]:

@@ -83,9 +83,6 @@ INT32_FORMAT = Int32Format()
 Int32 = Annotated[int, Field(ge=c.MIN_INT32, le=c.MAX_INT32), INT32_FORMAT]
 
 
-#: Schema of an embedded Kubernetes object kept in wire form (Job template, PVC template).
-_EMBEDDED: dict[str, Any] = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-
 _IMMUTABLE: dict[str, str] = {"rule": "self == oldSelf", "message": "Value is immutable"}
 
 
@@ -146,7 +143,7 @@ class ReplicatedJob(WireModel):
     name: str
     group_name: str = Field("", json_schema_extra=crd(default="default"))
     #: batch/v1 JobTemplateSpec, wire form.
-    template: dict[str, Any] = Field(json_schema_extra=crd(schema=_EMBEDDED))
+    template: dict[str, Any] = Field(json_schema_extra=crd(embedded="JobTemplateSpec"))
     replicas: Int32 = Field(0, json_schema_extra=crd(default=1, minimum=0))
     depends_on: list[DependsOn] | None = Field(
         None,
@@ -286,7 +283,7 @@ class VolumeClaimPolicy(WireModel):
 
     #: core/v1 PersistentVolumeClaim objects, wire form.
     templates: list[dict[str, Any]] | None = Field(
-        None, json_schema_extra=crd(maxItems=50, listType="atomic", items_schema=_EMBEDDED))
+        None, json_schema_extra=crd(maxItems=50, listType="atomic", items_embedded="PersistentVolumeClaim"))
     retention_policy: VolumeRetentionPolicy | None = None
 
     CRD_VALIDATIONS = ({

@@ -17,20 +17,16 @@ from jobset_ref.api.models import ReplicatedJob
 UPSTREAM_CRD = pathlib.Path(__file__).resolve().parents[3] / "shared" / "upstream" / "crd" / "jobset.x-k8s.io_jobsets.yaml"
 
 #: Schema keywords compared at every node.
-COMPARED = ("type", "format", "required", "default", "enum", "minimum", "maximum", "maxItems", "minLength",
-            "maxLength", "pattern", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
-            "x-kubernetes-validations", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
-            "nullable", "x-kubernetes-int-or-string", "x-kubernetes-map-type")
+COMPARED = ("type", "format", "required", "default", "enum", "minimum", "maximum", "maxItems", "minItems",
+            "minLength", "maxLength", "maxProperties", "minProperties", "pattern", "anyOf", "allOf", "oneOf", "not",
+            "x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-validations",
+            "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource", "nullable",
+            "x-kubernetes-int-or-string", "x-kubernetes-map-type")
 
 #: Every intentional difference, with its reason. Below these nodes the subtree is not compared;
-#: at the node itself only ``type`` must agree.
-ALLOWED_DIFFERENCES: dict[str, str] = {
-    ".spec.replicatedJobs[].template": "embedded batch/v1 JobTemplateSpec kept as a wire dict: "
-                                       "type object + x-kubernetes-preserve-unknown-fields instead of the full "
-                                       "Kubernetes schema (its embedded defaults/required are not expressed)",
-    ".spec.volumeClaimPolicies[].templates[]": "embedded core/v1 PersistentVolumeClaim kept as a wire dict, "
-                                               "same simplification as the Job template",
-}
+#: at the node itself only ``type`` must agree. (None left: the embedded Job and PVC templates
+#: carry upstream's full schemas.)
+ALLOWED_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +42,10 @@ def _diff(ours: dict[str, Any], theirs: dict[str, Any], path: str, out: list[str
         if ours.get("type") != theirs.get("type"):
             out.append(f"{path}: type {ours.get('type')!r} != {theirs.get('type')!r}")
         return
+    unknown_keywords = (set(ours) | set(theirs)) - set(COMPARED) - {"description", "properties", "items",
+                                                                    "additionalProperties"}
+    if unknown_keywords:
+        out.append(f"{path}: keywords not compared: {sorted(unknown_keywords)}")
     for key in COMPARED:
         a, b = ours.get(key), theirs.get(key)
         if key == "required":
@@ -61,6 +61,12 @@ def _diff(ours: dict[str, Any], theirs: dict[str, Any], path: str, out: list[str
         _diff(props_a[name], props_b[name], f"{path}.{name}", out, seen)
     if "items" in ours or "items" in theirs:
         _diff(ours.get("items", {}), theirs.get("items", {}), f"{path}[]", out, seen)
+    addl_a, addl_b = ours.get("additionalProperties"), theirs.get("additionalProperties")
+    if isinstance(addl_a, dict) or isinstance(addl_b, dict):
+        _diff(addl_a if isinstance(addl_a, dict) else {}, addl_b if isinstance(addl_b, dict) else {},
+              f"{path}{{}}", out, seen)
+    elif addl_a != addl_b:
+        out.append(f"{path}: additionalProperties {addl_a!r} != upstream {addl_b!r}")
 
 
 def test_schema_matches_upstream_field_by_field(upstream: dict[str, Any]) -> None:
@@ -71,6 +77,29 @@ def test_schema_matches_upstream_field_by_field(upstream: dict[str, Any]) -> Non
     _diff(ours, theirs, "", diffs, seen)
     assert diffs == []
     assert seen == set(ALLOWED_DIFFERENCES), "stale allow-list entries"
+
+
+def _defaults(node: dict[str, Any], path: str, out: dict[str, Any]) -> dict[str, Any]:
+    """Every ``default`` below ``node``, by path (``[]`` for list items, ``{}`` for map values)."""
+    if "default" in node:
+        out[path] = node["default"]
+    for name, child in (node.get("properties") or {}).items():
+        _defaults(child, f"{path}.{name}", out)
+    if isinstance(node.get("items"), dict):
+        _defaults(node["items"], f"{path}[]", out)
+    if isinstance(node.get("additionalProperties"), dict):
+        _defaults(node["additionalProperties"], f"{path}{{}}", out)
+    return out
+
+
+def test_every_upstream_default_is_served_at_the_same_path(upstream: dict[str, Any]) -> None:
+    ours = _defaults(jobset_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"], "", {})
+    theirs = _defaults(upstream["spec"]["versions"][0]["schema"]["openAPIV3Schema"], "", {})
+    differing = sorted(f"{path}: ours {ours.get(path, '<none>')!r}, upstream {theirs.get(path, '<none>')!r}"
+                       for path in set(ours) | set(theirs) if ours.get(path, ...) != theirs.get(path, ...))
+    assert differing == []
+    # Every default upstream declares, the embedded Job and PVC templates' included.
+    assert len(theirs) == 51 and ".spec.replicatedJobs[].template.spec.template.spec.containers[].ports[].protocol" in ours
 
 
 def test_resource_registration_matches_upstream(upstream: dict[str, Any]) -> None:
@@ -112,7 +141,12 @@ def test_generated_schema_of_a_submodel() -> None:
     schema = openapi_schema(ReplicatedJob)
     assert schema["required"] == ["name", "template"]
     assert schema["properties"]["replicas"] == {"default": 1, "format": "int32", "minimum": 0, "type": "integer"}
-    assert schema["properties"]["template"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    template = schema["properties"]["template"]
+    assert sorted(template["properties"]) == ["metadata", "spec"] and "x-kubernetes-preserve-unknown-fields" not in template
+    pod_spec = template["properties"]["spec"]["properties"]["template"]["properties"]["spec"]
+    assert pod_spec["required"] == ["containers"]
+    assert pod_spec["properties"]["containers"]["items"]["properties"]["ports"]["items"]["properties"]["protocol"] == {
+        "default": "TCP", "type": "string"}
     assert jobset_crd() == jobset_crd()  # deterministic, fresh copies
     crd = jobset_crd()
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()

@@ -157,6 +157,18 @@ SCHEMA_CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
          "containers": [{"name": "c", "ports": [{"containerPort": 1, "protocol": "TCP"},
                                                 {"containerPort": 2, "protocol": "UDP"}]}],
          "initContainers": [{"name": "i", "ports": [{"containerPort": 3, "protocol": "TCP"}]}]}}}}}])),
+    ("every default of the embedded pod template, only inside present objects",
+     js(replicatedJobs=[{"name": "a", "groupName": "g", "replicas": 2, "template": {"spec": {"template": {"spec": {
+         "containers": [{"name": "c", "env": [{"name": "E", "valueFrom": {"secretKeyRef": {"key": "k"}}}],
+                         "livenessProbe": {"grpc": {"port": 1}}}],
+         "volumes": [{"name": "v", "scaleIO": {"gateway": "g", "system": "s", "secretRef": None}},
+                     {"name": "w", "configMap": {}}]}}}}}]),
+     js(replicatedJobs=[{"name": "a", "groupName": "g", "replicas": 2, "template": {"spec": {"template": {"spec": {
+         "containers": [{"name": "c", "env": [{"name": "E", "valueFrom": {"secretKeyRef": {"key": "k", "name": ""}}}],
+                         "livenessProbe": {"grpc": {"port": 1, "service": ""}}}],
+         "volumes": [{"name": "v", "scaleIO": {"gateway": "g", "system": "s", "secretRef": None, "fsType": "xfs",
+                                               "storageMode": "ThinProvisioned"}},
+                     {"name": "w", "configMap": {"name": ""}}]}}}}}])),
 ]
 
 
