@@ -61,7 +61,8 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
         raise UsageError(f"install() takes a FakeCluster, got {type(cluster).__name__}")
     gates = resolve_feature_gates(feature_gates)
     try:
-        cluster.client.create(jobset_crd())
+        # A body built for this call and a result nobody reads: no copies of the large CRD either way.
+        cluster.runtime.shared_client("jobset-install").create(jobset_crd())
     except AlreadyExists:
         raise UsageError("the JobSet CRD is already installed on this cluster; call install() once") from None
     pods = cluster.runtime.informer("pods")

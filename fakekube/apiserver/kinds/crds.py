@@ -9,6 +9,9 @@ patches, as on a real server.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+from collections import OrderedDict
 from typing import Any
 
 from fakekube._core.clock import format_time
@@ -105,12 +108,34 @@ class CrdStrategy(Strategy):
         return errors
 
 
+#: Built schemas by a digest of their CRD version: every cluster of a test suite installs the same
+#: JobSet CRD, whose structural schema (full Job and PVC templates) costs far more to build than
+#: to look up. A StructuralSchema is not changed once built (its CEL rules compile on first use).
+_BUILT: OrderedDict[bytes, StructuralSchema] = OrderedDict()
+_BUILT_LIMIT = 32
+
+
+def _structural_schema(version: dict[str, Any]) -> StructuralSchema:
+    try:
+        key = hashlib.blake2b(marshal.dumps(version, 2), digest_size=16).digest()
+    except ValueError:  # a value marshal refuses: build it, uncached
+        return StructuralSchema.from_crd_version(version)
+    schema = _BUILT.get(key)
+    if schema is None:
+        schema = _BUILT[key] = StructuralSchema.from_crd_version(version)
+        if len(_BUILT) > _BUILT_LIMIT:
+            _BUILT.popitem(last=False)
+    else:
+        _BUILT.move_to_end(key)
+    return schema
+
+
 def _serve(server: ApiServer, crd: dict[str, Any]) -> None:
     spec = crd["spec"]
     names = spec["names"]
     version = next(v for v in spec["versions"] if v.get("storage"))
     has_status = "status" in (version.get("subresources") or {})
-    schema = StructuralSchema.from_crd_version(version)
+    schema = _structural_schema(version)
     existing = server.registry.by_key(f"{names['plural']}.{spec['group']}")
     if existing is not None:
         server.registry.remove(existing)
