@@ -8,6 +8,7 @@ time on a served fake cluster, wall time on a real one). It never goes backwards
 
 from __future__ import annotations
 
+import http.client
 import os
 import queue
 import threading
@@ -19,12 +20,14 @@ from fakekube._core.trace import Trace
 from fakekube.clock import SECOND
 from fakekube.remote.api import RemoteApiServer
 from fakekube.remote.kubeconfig import load_kubeconfig
-from fakekube.remote.transport import ServerClock, Transport
+from fakekube.remote.transport import ServerClock, Transport, wall
 from fakekube.runtime import Runtime
 
 __all__ = ["RemoteSession"]
 
 IDLE_WAIT = 0.05  # wall seconds the driver sleeps at most between two looks at the clock
+CLOCK_FRESH = 0.01  # wall seconds a Date is trusted before watch events make the driver ask again
+CLOCK_PROBE = 0.25  # wall seconds between two GET /version while a timer waits and nothing is said
 
 
 class RemoteSession:
@@ -46,6 +49,7 @@ class RemoteSession:
         self.loop.now = self.clock.now()  # discovery has answered: start at the server's time
         self.runtime = Runtime(self.api, self.loop, self.trace, SeedTree(seed))  # type: ignore[arg-type]
         self._stop = threading.Event()
+        self._probed = wall()
 
     def step(self, max_wait: float = IDLE_WAIT) -> None:
         """Wait (at most ``max_wait`` wall seconds) for a watch event or the next due timer, then run
@@ -54,10 +58,18 @@ class RemoteSession:
             target = max(self.loop.now, self.clock.now())
             nxt = self.loop.next_time()
         wait = max_wait if nxt is None else min(max_wait, max(0.0, (nxt - target) / SECOND))
+        if nxt is not None and nxt > target and wall() - max(self._probed, self.clock.seen_at) >= CLOCK_PROBE:
+            # A timer waits and no answer told the time lately: ask (the server's clock may have jumped).
+            self._probed = wall()
+            self.transport.request("GET", "/version")
+            return
         try:
             first: Callable[[], None] | None = self._inbox.get(timeout=wait) if wait > 0 else self._inbox.get_nowait()
         except queue.Empty:
             first = None
+        if first is not None and wall() - self.clock.seen_at > CLOCK_FRESH:
+            # Watch events tell no time: ask, so what they cause is stamped with the server's instant.
+            self.transport.request("GET", "/version")
         with self.lock:
             self.loop.run_to(max(self.loop.now, self.clock.now()))
             pending = [] if first is None else [first]
@@ -81,7 +93,10 @@ class RemoteSession:
     def run(self) -> None:
         """Drive the loop until :meth:`stop` (safe to call from a signal handler or another thread)."""
         while not self._stop.is_set():
-            self.step()
+            try:
+                self.step()
+            except (OSError, http.client.HTTPException):  # the server is away: look again shortly
+                self._stop.wait(IDLE_WAIT)
 
     def stop(self) -> None:
         self._stop.set()

@@ -58,6 +58,11 @@ class ServerClock:
         return max(self._floor, self._seen + round((wall() - self._seen_at) * 1e9))
 
     @property
+    def seen_at(self) -> float:
+        """The wall instant of the latest ``Date`` seen."""
+        return self._seen_at
+
+    @property
     def known(self) -> bool:
         return self._seen is not None
 
