@@ -136,6 +136,9 @@ def _build_parser() -> argparse.ArgumentParser:
     ctl.add_argument("--feature-gates", default=None, help="e.g. RestartJob=true,ElasticJobSet=false")
     ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="DEFECT",
                      help="test only: run a deliberately wrong controller (restart-attempt: never count restarts)")
+    conf = sub.add_parser("conformance", add_help=False,
+                          help="run the conformance scenarios (in process, or against --controller-cmd)")
+    conf.add_argument("rest", nargs=argparse.REMAINDER)
     ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
     return parser
 
@@ -430,6 +433,11 @@ def validate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["conformance"]:  # its own argument parser (shared with python -m jobset_ref.conformance)
+        from jobset_ref.conformance.__main__ import main as conformance_main
+
+        return conformance_main(argv[1:], prog="jobset-ref conformance")
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
