@@ -66,7 +66,8 @@ def test_the_controller_out_of_process_completes_a_jobset_as_in_process() -> Non
             with remote.lock:
                 remote.create(_jobset())
             server.wait_for(lambda: remote.api.store.get(JOBSETS, "default", "js").get("status", {}).get(
-                "terminalState"), timeout=60)
+                "terminalState") and remote.api.store.list("events", "default"), timeout=60)
+            server.wait_for(lambda: _outcome(remote)["events"], timeout=30)  # recorded after the status write
             with remote.lock:
                 actual = _outcome(remote)
                 finished_at = remote.elapsed
