@@ -130,7 +130,7 @@ def test_the_command_runs_own_scenarios_and_reports_failures(own_suite: Path) ->
     assert "jobset nowhere: expected to exist" in text and text.rstrip().endswith("1 passed, 1 failed")
     out = io.StringIO()
     assert main([str(own_suite), "-k", "passing"], out=out) == 0
-    assert out.getvalue().rstrip().endswith("1 passed")
+    assert out.getvalue().rstrip().endswith("1 passed, 0 failed")
 
 
 def test_the_command_lists_and_refuses_an_empty_selection(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,8 @@
     jobset-ref simulate MANIFEST... [--nodes N] [--seed N] [--until 10m] [--fail POD@30s:1]
     jobset-ref validate MANIFEST...
     jobset-ref serve [MANIFEST...] [--port P] [--kubeconfig PATH] [--clock manual|realtime|quiescent]
+    jobset-ref controller --kubeconfig PATH [--feature-gates ...]
+    jobset-ref conformance [--controller-cmd CMD] [-k EXPR] [--junit-xml PATH] [--report PATH] [PATH...]
 
 ``simulate`` applies manifests to a fresh simulated cluster with the reference controller and
 prints a timeline, the final status and ``kubectl get``-style tables. ``validate`` runs
@@ -127,7 +129,28 @@ def _build_parser() -> argparse.ArgumentParser:
                                                                   "(quiescent clock)")
     srv.add_argument("--no-controller", action="store_true",
                      help="install the JobSet CRD and webhooks only; another controller reconciles")
+    ctl = sub.add_parser("controller", help="run the reference JobSet controller against an API server "
+                                            "(out of process, over HTTP) until SIGINT/SIGTERM")
+    ctl.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to reconcile")
+    ctl.add_argument("--context", default=None, help="kubeconfig context (default: current-context)")
+    ctl.add_argument("--feature-gates", default=None, help="e.g. RestartJob=true,ElasticJobSet=false")
+    ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="DEFECT",
+                     help="test only: run a deliberately wrong controller (restart-attempt: never count restarts)")
+    conf = sub.add_parser("conformance", add_help=False,
+                          help="run the conformance scenarios (in process, or against --controller-cmd)")
+    conf.add_argument("rest", nargs=argparse.REMAINDER)
+    ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
     return parser
+
+
+def controller(args: argparse.Namespace) -> int:
+    """The reference reconcilers out of process, until SIGINT/SIGTERM (exit 0)."""
+    from jobset_ref.out_of_process import run_controller
+
+    if not Path(args.kubeconfig).is_file():
+        raise CliError(f"no kubeconfig at {args.kubeconfig!r}")
+    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks,
+                          verbose=args.verbose, context=args.context)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -410,6 +433,11 @@ def validate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["conformance"]:  # its own argument parser (shared with python -m jobset_ref.conformance)
+        from jobset_ref.conformance.__main__ import main as conformance_main
+
+        return conformance_main(argv[1:], prog="jobset-ref conformance")
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
@@ -420,6 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return simulate(args)
         if args.command == "serve":
             return serve(args)
+        if args.command == "controller":
+            return controller(args)
         return validate(args)
     except CliError as err:
         print(f"jobset-ref: {err}", file=sys.stderr)

@@ -22,11 +22,13 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
+from fakekube.clock import to_datetime
 from fakekube.http.clocks import ClockDriver, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
@@ -35,9 +37,14 @@ from fakekube.http.watch import WatchQueue
 if TYPE_CHECKING:
     from fakekube.cluster import FakeCluster
 
-__all__ = ["ClusterServer"]
+__all__ = ["ClusterServer", "http_date"]
 
 IDLE_TIMEOUT = 60.0  # wall seconds a keep-alive connection may sit idle
+
+
+def http_date(t: int) -> str:
+    """The virtual instant ``t`` as an HTTP ``Date`` (RFC 7231 IMF-fixdate, whole seconds)."""
+    return format_datetime(to_datetime(t).replace(microsecond=0), usegmt=True)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -82,6 +89,13 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.app.idle_timeout
         super().setup()
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """Every response's ``Date`` is the cluster's virtual time, so a client out of process (the
+        remote transport, ``fakekube.remote``) can follow the server's clock."""
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        return http_date(self.server.app.cluster.loop.now)
 
     def _serve(self) -> None:
         self.server.app.handle(self)

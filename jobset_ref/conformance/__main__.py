@@ -4,6 +4,14 @@
     python -m jobset_ref.conformance my/scenarios one.yaml # your own files and folders
     python -m jobset_ref.conformance -k failure/ --list    # the ids a filter selects
     python -m jobset_ref.conformance --update-golden PATH  # rewrite golden traces (review the diff!)
+    python -m jobset_ref.conformance --controller-cmd 'my-controller --kubeconfig {kubeconfig}' \
+        --junit-xml results.xml --report report.md         # check a controller out of process
+
+(``jobset-ref conformance`` takes the same arguments.) With ``--controller-cmd`` each scenario's
+cluster is served over HTTP with the CRD and webhooks but no reconciler, CMD is started with
+``KUBECONFIG`` set (``{kubeconfig}`` in CMD is replaced by the path) and stopped after the
+scenario; expected virtual times allow ``--time-tolerance`` seconds either way and golden traces
+are not compared (``docs/conformance.md``).
 
 One line per scenario (``PASS``, ``FAIL``, ``ERROR`` for an authoring error, ``XFAIL``/``XPASS``
 for a scenario marked ``xfail:``, ``SKIP``), the failure reports, then a summary. The exit
@@ -15,11 +23,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
+from jobset_ref.conformance.report import Outcome, junit_xml, markdown_report
 from jobset_ref.conformance.runner import (
     ExpectationFailed,
+    ExternalOptions,
     Scenario,
     ScenarioError,
     ScenarioSkipped,
@@ -33,10 +45,11 @@ SUMMARY_WORDS = {"PASS": "passed", "FAIL": "failed", "ERROR": "errors", "XFAIL":
                  "SKIP": "skipped"}
 
 
-def run_one(scenario: Scenario, *, update_golden: bool = False) -> tuple[str, str]:
+def run_one(scenario: Scenario, *, update_golden: bool = False,
+            external: ExternalOptions | None = None) -> tuple[str, str]:
     """``(outcome, detail)`` of one run: PASS, FAIL, ERROR, XFAIL, XPASS or SKIP."""
     try:
-        result = run_scenario(scenario, update_golden=update_golden)
+        result = run_scenario(scenario, update_golden=update_golden, external=external)
     except ScenarioSkipped as skipped:
         return "SKIP", str(skipped)
     except ExpectationFailed as failed:
@@ -50,9 +63,14 @@ def run_one(scenario: Scenario, *, update_golden: bool = False) -> tuple[str, st
     return "PASS", f"{result.elapsed:g}s virtual" + (", golden trace rewritten" if result.golden_updated else "")
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
+def wall() -> float:
+    return time.monotonic()  # noqa: TID251  # noqa: wall-clock (how long each scenario took, for JUnit)
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
+         prog: str = "python -m jobset_ref.conformance") -> int:
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m jobset_ref.conformance",
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Run JobSet conformance scenarios on a simulated cluster.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="scenario files or folders of them (default: the packaged suite)")
@@ -61,7 +79,26 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     parser.add_argument("--list", action="store_true", help="print the selected ids and run nothing")
     parser.add_argument("--update-golden", action="store_true",
                         help="rewrite the golden .trace files of scenarios with golden: true")
-    args = parser.parse_args(argv)
+    parser.add_argument("--controller-cmd", default=None, metavar="CMD",
+                        help="run CMD as the JobSet controller, out of process, against each scenario's served "
+                             "cluster ({kubeconfig} is replaced by the kubeconfig path; KUBECONFIG is set)")
+    parser.add_argument("--time-tolerance", type=float, default=2.0, metavar="SECONDS",
+                        help="with --controller-cmd: how far an expected virtual time may be off (default 2)")
+    parser.add_argument("--junit-xml", default=None, metavar="PATH", help="write JUnit XML results to PATH")
+    parser.add_argument("--report", default=None, metavar="PATH",
+                        help="write a Markdown report (each behaviour of the coverage matrix) to PATH")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return 0 if exit_.code in (0, None) else 2
+    if args.time_tolerance < 0:
+        print("error: --time-tolerance takes a non-negative number of seconds", file=sys.stderr)
+        return 2
+    if args.controller_cmd is not None and not args.controller_cmd.strip():
+        print("error: --controller-cmd needs a command", file=sys.stderr)
+        return 2
+    external = (ExternalOptions(args.controller_cmd, tolerance=args.time_tolerance)
+                if args.controller_cmd else None)
     try:
         scenarios = load_scenarios(args.paths or None)
     except ScenarioError as err:
@@ -78,8 +115,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         return 0
     counts: dict[str, int] = {}
     reports: list[str] = []
+    outcomes: list[Outcome] = []
     for sc in scenarios:
-        outcome, detail = run_one(sc, update_golden=args.update_golden)
+        started = wall()
+        outcome, detail = run_one(sc, update_golden=args.update_golden, external=external)
+        outcomes.append(Outcome(sc, outcome, detail, wall() - started))
         counts[outcome] = counts.get(outcome, 0) + 1
         if outcome in ("FAIL", "ERROR"):
             print(f"{outcome:5} {sc.id}", file=out)
@@ -88,7 +128,14 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
             print(f"{outcome:5} {sc.id}: {detail}", file=out)
     for report in reports:
         print(f"\n{report}", file=out)
-    summary = ", ".join(f"{counts[o]} {word}" for o, word in SUMMARY_WORDS.items() if counts.get(o))
+    if args.junit_xml:
+        Path(args.junit_xml).write_text(junit_xml(outcomes))
+    if args.report:
+        Path(args.report).write_text(markdown_report(
+            outcomes, mode=f"`{args.controller_cmd}` (out of process)" if external else "the reference, in process"))
+    failed = counts.get("FAIL", 0) + counts.get("ERROR", 0) + counts.get("XPASS", 0)
+    summary = ", ".join([f"{counts.get('PASS', 0)} passed", f"{failed} failed",
+                         *(f"{counts[o]} {SUMMARY_WORDS[o]}" for o in ("XFAIL", "SKIP") if counts.get(o))])
     print(f"\n{summary}", file=out)
     return 1 if any(counts.get(o) for o in ("FAIL", "ERROR", "XPASS")) else 0
 

@@ -18,6 +18,7 @@ from fakekube.machinery.patch import json_merge_patch, json_patch
 from jobset_ref.conformance import scenario as loading
 from jobset_ref.conformance.checks import Checks
 from jobset_ref.conformance.context import JOBSETS
+from jobset_ref.conformance.external import ExternalController
 from jobset_ref.conformance.matching import match_error, resolve_path
 from jobset_ref.conformance.scenario import (
     STEP_ACTIONS,
@@ -42,7 +43,8 @@ class Actions(Checks):
             import jobset_ref
 
             try:
-                jobset_ref.install(self.cluster, feature_gates=cfg.get("featureGates"))
+                jobset_ref.install(self.cluster, feature_gates=cfg.get("featureGates"),
+                                   controller=self.external_options is None)
             except UsageError as err:
                 raise ScenarioError(f"{self.scenario.path}: cluster.featureGates: {err}") from None
             self._watch(JOBSETS)
@@ -60,6 +62,19 @@ class Actions(Checks):
         for i, script in enumerate(cfg.get("scripts") or []):
             self._script(script, f"cluster.scripts[{i}]")
         self.cluster.run_until_idle()
+        if self.external_options is not None:
+            self.external = ExternalController(self.cluster, self.external_options)
+            try:
+                self.external.start()
+            except SimulationError as err:
+                raise self.fail(f"external controller: {err}") from None
+
+    def run_until(self, predicate: Callable[[], bool], timeout: int) -> int:
+        """Advance until ``predicate()`` holds (``SimulationError`` after ``timeout``); out of process,
+        let the served clock move while the controller works."""
+        if self.external is not None:
+            return self.external.run_until(predicate, self.cluster.loop.now + timeout)
+        return self.cluster.loop.run_until(predicate, timeout=timeout)
 
     def _node_specs(self, cfg: dict[str, Any]) -> list[dict[str, Any]]:
         specs: list[dict[str, Any]] = []
@@ -255,6 +270,9 @@ class Actions(Checks):
 
     def advance_to(self, target: int) -> None:
         try:
+            if self.external is not None:
+                self.external.run_to(target)
+                return
             self.cluster.loop.run_to(target)
             self.cluster.run_until_idle()
         except SimulationError as err:
@@ -325,8 +343,7 @@ class Actions(Checks):
         timeout = parse_seconds(step.get("timeout", DEFAULT_TIMEOUT), f"{self.where}.timeout")
         start = self.cluster.loop.now
         try:
-            held_at = self.cluster.loop.run_until(lambda: not any(self.check(e) for e in items),
-                                                  timeout=seconds(timeout))
+            held_at = self.run_until(lambda: not any(self.check(e) for e in items), seconds(timeout))
         except SimulationError:
             mismatches = [m for e in items for m in self.check(e)]
             raise self.fail(f"waitFor did not hold within {timeout:g}s of virtual time (from "
@@ -357,7 +374,7 @@ class Actions(Checks):
                 predicate = lambda: not any(self.check(e) for e in items)  # noqa: E731
                 what = until
             try:
-                held_at = self.cluster.loop.run_until(predicate, timeout=seconds(timeout))
+                held_at = self.run_until(predicate, seconds(timeout))
             except SimulationError:
                 mismatches = (self._unfinished() if until == "finished"
                               else [m for e in items for m in self.check(e)])

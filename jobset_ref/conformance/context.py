@@ -18,6 +18,7 @@ from fakekube import FakeCluster, UsageError
 from fakekube.clock import format_offset, to_seconds
 from fakekube.faults import is_live
 from fakekube.machinery.selectors import parse_label_selector
+from jobset_ref.conformance.external import ExternalController, ExternalOptions
 from jobset_ref.conformance.scenario import ExpectationFailed, Scenario, ScenarioError
 
 __all__ = ["JOBSETS", "JOBSET_NAME_LABEL", "TRACE_TAIL", "Recorder", "RunContext", "fmt_time"]
@@ -50,7 +51,8 @@ class Recorder:
 class RunContext:
     """A run's state and the helpers every part of it uses."""
 
-    def __init__(self, scenario: Scenario, *, update_golden: bool = False) -> None:
+    def __init__(self, scenario: Scenario, *, update_golden: bool = False,
+                 external: ExternalOptions | None = None) -> None:
         self.scenario = scenario
         self.data = scenario.data
         self.update_golden = update_golden
@@ -64,6 +66,9 @@ class RunContext:
         self.recorder = Recorder()
         self.watches: list[Any] = []
         self.monitor: Any = None
+        #: External mode: the served cluster and the controller command (started by ``setup``).
+        self.external_options = external
+        self.external: ExternalController | None = None
 
     # ------------------------------------------------------------------ failure helpers
     def fail(self, headline: str, *, expectation: Any = None, mismatches: Iterable[str] = ()) -> ExpectationFailed:
@@ -116,7 +121,13 @@ class RunContext:
         return self.list_objects(JOBSETS, None)
 
     # ------------------------------------------------------------------ teardown
+    def times_match(self, want: int, got: int) -> bool:
+        """Exact in process; within the tolerance window out of process."""
+        return want == got if self.external is None else self.external.close_enough(want, got)
+
     def stop(self) -> None:
+        if self.external is not None:
+            self.external.stop()
         for w in self.watches:
             w.stop()
         if self.monitor is not None:

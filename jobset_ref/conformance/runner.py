@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from fakekube import FakeCluster
 from jobset_ref.conformance.actions import Actions
+from jobset_ref.conformance.external import ExternalOptions
 from jobset_ref.conformance.matching import MISSING, match_value, resolve_path
 from jobset_ref.conformance.scenario import (
     EXAMPLES_DIR,
@@ -65,6 +66,7 @@ __all__ = [
     "UPSTREAM_DIR",
     "UPSTREAM_EXAMPLES",
     "ExpectationFailed",
+    "ExternalOptions",
     "RunResult",
     "Scenario",
     "ScenarioError",
@@ -94,11 +96,18 @@ class RunResult:
     golden_updated: bool = False
 
 
-def run_scenario(scenario: Scenario, *, update_golden: bool = False) -> RunResult:
-    """Run ``scenario`` start to end; raises :class:`ExpectationFailed` on the first failure."""
+def run_scenario(scenario: Scenario, *, update_golden: bool = False,
+                 external: ExternalOptions | None = None) -> RunResult:
+    """Run ``scenario`` start to end; raises :class:`ExpectationFailed` on the first failure.
+
+    ``external``: the JobSet controller is a command run out of process against the served
+    cluster (see ``jobset_ref.conformance.external``); exact virtual times become windows and
+    golden traces are not compared (the interleavings of two processes differ)."""
     if scenario.skip:
         raise ScenarioSkipped(scenario.skip)
-    run = Actions(scenario, update_golden=update_golden)
+    if external is not None and update_golden:
+        raise ScenarioError("golden traces are written in process only: drop --controller-cmd or --update-golden")
+    run = Actions(scenario, update_golden=update_golden, external=external)
     try:
         run.setup()
         for i, src in enumerate(scenario.data.get("manifests") or []):
@@ -110,7 +119,7 @@ def run_scenario(scenario: Scenario, *, update_golden: bool = False) -> RunResul
         if scenario.data.get("invariants", True):
             run.check_invariants()
         run.cluster.api.store.verify_frozen()
-        updated = run.check_golden() if scenario.golden else False
+        updated = run.check_golden() if scenario.golden and external is None else False
     except (ScenarioError, ScenarioSkipped, ExpectationFailed):
         raise
     except Exception as err:  # a crash in the code under test: report it like a failed expectation

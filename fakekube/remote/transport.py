@@ -1,0 +1,151 @@
+"""HTTP/JSON to one API server with the standard library's ``http.client``: one keep-alive
+connection per thread, a ``Status`` error answer raised as its ``ApiError`` subclass, and every
+response's ``Date`` header handed to the :class:`ServerClock` so the caller follows the server's
+time (virtual time on a served fake cluster, wall time on a real one)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import threading
+import time
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from fakekube.clock import EPOCH, SimTime
+from fakekube.errors import ApiError, InternalError
+from fakekube.remote.kubeconfig import Connection
+
+__all__ = ["ServerClock", "Transport", "wall"]
+
+TIMEOUT = 30.0  # wall seconds for one request's answer (watches use their own, longer timeout)
+
+
+def wall() -> float:
+    return time.monotonic()  # noqa: TID251  # noqa: wall-clock (the remote clock follows the server's between answers)
+
+
+class ServerClock:
+    """The server's time as last seen in a ``Date`` header plus the wall time elapsed since.
+
+    Dates have whole seconds, so the estimate may trail the server by up to a second; it never
+    goes backwards."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: SimTime | None = None
+        self._seen_at = 0.0
+        self._floor: SimTime = 0
+
+    def observe(self, date: str | None) -> None:
+        if not date:
+            return
+        try:
+            instant = parsedate_to_datetime(date)
+        except (TypeError, ValueError):
+            return
+        delta = instant - EPOCH
+        t = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+        with self._lock:
+            self._floor = self._estimate_locked()
+            self._seen, self._seen_at = t, wall()
+
+    def _estimate_locked(self) -> SimTime:
+        if self._seen is None:
+            return self._floor
+        return max(self._floor, self._seen + round((wall() - self._seen_at) * 1e9))
+
+    @property
+    def seen_at(self) -> float:
+        """The wall instant of the latest ``Date`` seen."""
+        return self._seen_at
+
+    @property
+    def known(self) -> bool:
+        return self._seen is not None
+
+    def now(self) -> SimTime:
+        with self._lock:
+            return self._estimate_locked()
+
+
+class Transport:
+    """Requests to the server of ``connection``; safe to use from several threads."""
+
+    def __init__(self, connection: Connection, clock: ServerClock, *, user_agent: str = "fakekube-remote") -> None:
+        self.connection = connection
+        self.clock = clock
+        self.user_agent = user_agent
+        url = urlsplit(connection.server)
+        self.https = url.scheme == "https"
+        self.host = url.hostname or "localhost"
+        self.port = url.port or (443 if self.https else 80)
+        self.prefix = url.path.rstrip("/")
+        self._local = threading.local()
+        self._ssl: ssl.SSLContext | None = None
+        if self.https:
+            ctx = ssl.create_default_context(cafile=connection.ca_file)
+            if connection.insecure:
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+            if connection.cert_file:
+                ctx.load_cert_chain(connection.cert_file, connection.key_file)
+            self._ssl = ctx
+
+    def open(self, timeout: float | None = TIMEOUT) -> http.client.HTTPConnection:
+        if self.https:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self._ssl)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+    def headers(self, content_type: str | None = None, user_agent: str | None = None) -> dict[str, str]:
+        headers = {"Accept": "application/json", "User-Agent": user_agent or self.user_agent}
+        if content_type:
+            headers["Content-Type"] = content_type
+        if self.connection.token:
+            headers["Authorization"] = f"Bearer {self.connection.token}"
+        return headers
+
+    def url(self, path: str, query: dict[str, str] | None = None) -> str:
+        return self.prefix + path + (f"?{urlencode(query)}" if query else "")
+
+    def request(self, method: str, path: str, *, query: dict[str, str] | None = None, body: Any = None,
+                content_type: str = "application/json", user_agent: str | None = None,
+                warnings: list[str] | None = None) -> Any:
+        """The decoded JSON answer; a non-2xx answer raises its ``ApiError``."""
+        data = None
+        if body is not None:
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        headers = self.headers(content_type if data is not None else None, user_agent)
+        target = self.url(path, query)
+        for attempt in (0, 1):  # a keep-alive connection the server closed is retried once
+            conn = getattr(self._local, "conn", None)
+            if conn is None:
+                conn = self._local.conn = self.open()
+            try:
+                conn.request(method, target, body=data, headers=headers)
+                response = conn.getresponse()
+                raw = response.read()
+            except (http.client.HTTPException, OSError):
+                conn.close()
+                self._local.conn = None
+                if attempt:
+                    raise
+                continue
+            break
+        self.clock.observe(response.getheader("Date"))
+        if warnings is not None:
+            for value in response.headers.get_all("Warning") or []:
+                text = value.split(" ", 2)[-1].strip().strip('"')
+                warnings.append(text)
+        try:
+            decoded = json.loads(raw) if raw else {}
+        except ValueError:
+            decoded = None
+        if 200 <= response.status < 300:
+            return decoded
+        if isinstance(decoded, dict) and decoded.get("kind") == "Status":
+            raise ApiError.from_status(decoded)
+        raise InternalError(f"the server answered {response.status} {response.reason} to {method} {path}: "
+                            f"{raw[:200].decode(errors='replace')}")

@@ -1,0 +1,187 @@
+"""External mode: a scenario's cluster is served over HTTP (CRD and webhooks installed, no
+reconciler, the quiescent clock) and a controller command reconciles it out of process.
+
+The runner thread holds the cluster lock while it acts (setup, manifests, faults, checks) and
+lets go only while it waits for virtual time to pass: then the quiescent clock moves time
+whenever the controller has gone quiet. A marker event at each wait's deadline stops the clock
+there (it counts as a request in flight until the runner acts again), and a heartbeat every
+half virtual second lets a controller's own timers fall due. Exact virtual times cannot hold
+out of process; ``tolerance`` is the window the checks allow instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fakekube import FakeCluster, SimulationError
+from fakekube.clock import SECOND, format_offset
+
+__all__ = ["ExternalController", "ExternalOptions"]
+
+HEARTBEAT = SECOND // 2
+POLL = 0.005  # wall seconds between two looks at the cluster while waiting
+READY_QUIET = 0.3  # wall seconds without a request after the controller's first watch: it is ready
+READY_TIMEOUT = 60.0
+WALL_BUDGET = 120.0  # wall seconds one wait may take before the run is declared stuck
+
+
+def wall() -> float:
+    return time.monotonic()  # noqa: TID251  # noqa: wall-clock (external mode paces against a real process)
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalOptions:
+    """``command`` runs the controller (``{kubeconfig}`` is replaced by the path); ``tolerance`` is the
+    window, in virtual seconds, an expected virtual time allows."""
+
+    command: str
+    tolerance: float = 2.0
+    quiet_ms: float = 50.0
+
+
+class ExternalController:
+    """The served cluster and the controller process of one scenario run."""
+
+    def __init__(self, cluster: FakeCluster, options: ExternalOptions) -> None:
+        self.cluster = cluster
+        self.options = options
+        self.server: Any = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._paused = 0
+        self._heartbeat: Any = None
+        self._log: Any = None
+
+    # ------------------------------------------------------------------ start and stop
+    def start(self) -> None:
+        """Serve the cluster, start the command and wait until it watches (the runner holds the lock after)."""
+        cluster = self.cluster
+        self.server = cluster.serve(clock="quiescent", quiet_ms=self.options.quiet_ms)
+        cluster.lock.acquire()
+        self._pause()  # nothing moves until the controller is up
+        self._beat()
+        command = self.options.command.replace("{kubeconfig}", shlex.quote(self.server.kubeconfig))
+        self._log = open(os.devnull, "wb")  # closed in stop()
+        self.process = subprocess.Popen(shlex.split(command), env={**os.environ, "KUBECONFIG": self.server.kubeconfig},
+                                        stdout=self._log, stderr=subprocess.PIPE)
+        deadline = wall() + READY_TIMEOUT
+        while True:
+            self._release()
+            threading.Event().wait(0.02)
+            self._acquire()
+            if self.server.open_watches and self._quiet_for() >= READY_QUIET:
+                return
+            if self.process.poll() is not None:
+                raise SimulationError(f"the controller command exited with status {self.process.returncode} "
+                                      f"before it watched anything: {self._stderr()}")
+            if wall() > deadline:
+                raise SimulationError(f"the controller command opened no watch within {READY_TIMEOUT:g} wall seconds")
+
+    def stop(self) -> None:
+        """Stop the command (by its PID: SIGTERM, then SIGKILL), stop serving, let go of the lock."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()
+        if self._log is not None:
+            self._log.close()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        while self._paused:
+            self._unpause()
+        if self.server is not None:
+            self.cluster.lock.release()
+            self.server.close()
+
+    def _quiet_for(self) -> float:
+        """Wall seconds since the controller's last request (the runner's own pause is not one)."""
+        clock = self.server.clock
+        if clock._inflight > self._paused:  # the served clock's request accounting
+            return 0.0
+        return wall() - clock._last_activity
+
+    def _stderr(self) -> str:
+        if self.process is None or self.process.stderr is None:
+            return ""
+        return self.process.stderr.read().decode(errors="replace").strip()[-2000:]
+
+    # ------------------------------------------------------------------ the clock
+    def _beat(self) -> None:
+        self._heartbeat = self.cluster.loop.call_later(HEARTBEAT, self._beat, label="conformance heartbeat")
+
+    def _pause(self) -> None:
+        self.server.clock.request_started()
+        self._paused += 1
+
+    def _unpause(self) -> None:
+        self.server.clock.request_finished()
+        self._paused -= 1
+
+    def _release(self) -> None:
+        self.cluster.lock.release()
+
+    def _acquire(self) -> None:
+        self.cluster.lock.acquire()
+
+    def run_until(self, predicate: Callable[[], bool], deadline: int) -> int:
+        """Let virtual time pass until ``predicate()`` holds (its first observed instant) or ``deadline``
+        (``SimulationError``); the clock stays at the instant returned until the next wait."""
+        loop = self.cluster.loop
+        if predicate():
+            return loop.now
+        marker = loop.call_at(deadline, self._pause, label="conformance deadline")
+        while self._paused:
+            self._unpause()
+        budget = wall() + WALL_BUDGET
+        try:
+            while True:
+                self._release()
+                threading.Event().wait(POLL)
+                self._acquire()
+                if predicate():
+                    self._pause()
+                    self.settle()
+                    return loop.now
+                if loop.now >= deadline and self._paused:
+                    raise SimulationError(f"did not hold by t={format_offset(deadline)}")
+                if self.process is not None and self.process.poll() is not None:
+                    raise SimulationError(f"the controller command exited with status {self.process.returncode}: "
+                                          f"{self._stderr()}")
+                if wall() > budget:
+                    raise SimulationError(f"did not hold within {WALL_BUDGET:g} wall seconds "
+                                          f"(virtual t={format_offset(loop.now)})")
+        finally:
+            marker.cancel()
+            if not self._paused:
+                self._pause()  # the runner acts at this instant
+
+    def settle(self) -> None:
+        """With the clock held, wait until the controller is quiet (no request for twice ``quiet_ms``
+        and every watch stream written out): what ``run_until_idle`` is in process."""
+        quiet = 2 * self.options.quiet_ms / 1000
+        budget = wall() + WALL_BUDGET
+        while wall() < budget:
+            if self._quiet_for() >= quiet and not self.server._watches_pending():
+                return
+            self._release()
+            threading.Event().wait(POLL)
+            self._acquire()
+
+    def run_to(self, target: int) -> None:
+        """Let virtual time pass to ``target`` exactly."""
+        self.run_until(lambda: self.cluster.loop.now >= target, target)
+
+    def close_enough(self, want: int, got: int) -> bool:
+        return abs(want - got) <= round(self.options.tolerance * SECOND)

@@ -1,0 +1,129 @@
+"""fakekube.remote against a served FakeCluster: discovery, verbs, Status errors, watches and the
+server's clock as read from ``Date`` headers."""
+
+from __future__ import annotations
+
+import http.client
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import pytest
+
+from fakekube import AlreadyExists, FakeCluster, Invalid, NotFound, UsageError
+from fakekube.clock import EPOCH, SECOND
+from fakekube.remote import RemoteSession, load_kubeconfig
+from fakekube.testing import make_pod
+
+
+@pytest.fixture
+def served() -> Any:
+    cluster = FakeCluster(seed=0, simulate=False)
+    with cluster.serve(clock="manual") as server:
+        yield cluster, server
+
+
+def _date(server: Any) -> Any:
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=5)
+    conn.request("GET", "/api/v1/namespaces/default")
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return parsedate_to_datetime(response.getheader("Date"))
+
+
+def test_served_date_header_is_the_virtual_clock(served: Any) -> None:
+    cluster, server = served
+    assert _date(server) == EPOCH
+    with cluster.lock:
+        cluster.advance(90.7)
+    assert (_date(server) - EPOCH).total_seconds() == 90  # whole seconds, as RFC 7231 writes them
+
+
+def test_session_starts_at_the_server_time_and_follows_it(served: Any) -> None:
+    cluster, server = served
+    with cluster.lock:
+        cluster.advance(3600)
+    session = RemoteSession(server.kubeconfig)
+    assert 3600 * SECOND <= session.loop.now < 3602 * SECOND
+    with cluster.lock:
+        cluster.advance(600)
+    session.api.get("namespaces", "default")
+    session.step(0)
+    assert 4200 * SECOND <= session.loop.now < 4202 * SECOND
+
+
+def test_verbs_and_errors_cross_as_in_process(served: Any) -> None:
+    cluster, server = served
+    session = RemoteSession(server.kubeconfig)
+    client = session.runtime.client("tester")
+    created = client.create(make_pod("p"))
+    assert created["metadata"]["resourceVersion"]
+    with pytest.raises(AlreadyExists):
+        client.create(make_pod("p"))
+    with pytest.raises(NotFound) as missing:
+        client.get("pods", "nope")
+    assert missing.value.status["message"] == 'pods "nope" not found'
+    with pytest.raises(Invalid):
+        client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}, "spec": {
+            "containers": [{"name": "c", "image": "i"}]}})
+    patched = client.patch("pods", "p", {"metadata": {"labels": {"a": "b"}}})
+    assert patched["metadata"]["labels"] == {"a": "b"}
+    assert [p["metadata"]["name"] for p in client.list("po", "default", label_selector="a=b")] == ["p"]
+    client.delete("pods", "p", grace_period_seconds=0)
+    with cluster.lock:
+        assert cluster.api.store.get("pods", "default", "p") is None
+
+
+def test_informer_lists_then_watches_and_relists_after_a_broken_stream(served: Any) -> None:
+    cluster, server = served
+    with cluster.lock:
+        cluster.client.create(make_pod("a"))
+    session = RemoteSession(server.kubeconfig)
+    seen: list[tuple[str, str]] = []
+    with session.lock:
+        informer = session.runtime.informer("pods")
+        informer.add_handler(lambda kind, obj, old: seen.append((kind, obj["metadata"]["name"])))
+
+    def pump(until: Any) -> None:
+        for _ in range(200):
+            session.step(0.02)
+            if until():
+                return
+        raise AssertionError(f"never held; saw {seen}")
+
+    pump(lambda: ("ADDED", "a") in seen)
+    with cluster.lock:
+        cluster.client.create(make_pod("b"))
+        cluster.client.delete("pods", "a", grace_period_seconds=0)
+    pump(lambda: ("DELETED", "a") in seen)
+    assert sorted(informer.cache) == [("default", "b")]
+    # Break every open stream: the reflector relists and hands on only the difference.
+    with cluster.lock:
+        cluster.client.create(make_pod("c"))
+    server._httpd.close_connections()
+    pump(lambda: ("default", "c") in informer.cache)
+    assert sorted(informer.cache) == [("default", "b"), ("default", "c")]
+    session.stop()
+
+
+def test_kubeconfig_errors_are_usage_errors(tmp_path: Any) -> None:
+    with pytest.raises(UsageError, match="cannot read the kubeconfig"):
+        load_kubeconfig(tmp_path / "missing")
+    bad = tmp_path / "config"
+    bad.write_text("apiVersion: v1\nclusters: []\ncontexts: []\n")
+    with pytest.raises(UsageError, match="no current-context"):
+        load_kubeconfig(bad)
+
+
+def test_kubeconfig_bearer_token_is_sent(tmp_path: Any) -> None:
+    cfg = tmp_path / "config"
+    cfg.write_text("""
+apiVersion: v1
+clusters: [{name: c, cluster: {server: "https://example.invalid:6443", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: s3cret}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: team}}]
+current-context: x
+""")
+    conn = load_kubeconfig(cfg)
+    assert (conn.server, conn.token, conn.insecure, conn.namespace) == (
+        "https://example.invalid:6443", "s3cret", True, "team")
