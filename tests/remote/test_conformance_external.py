@@ -30,6 +30,7 @@ def test_a_representative_subset_passes_with_the_controller_out_of_process(tmp_p
     assert f'tests="{len(SUBSET)}" failures="0"' in (tmp_path / "j.xml").read_text()
 
 
+@pytest.mark.slow  # each broken scenario waits out its whole timeout (~70 wall seconds)
 def test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it(tmp_path: Path) -> None:
     select = [arg for sc in RESTARTS for arg in ("-k", sc)]
     code, text = _run("--controller-cmd", f"{CONTROLLER} --break restart-attempt", *select,
