@@ -60,6 +60,7 @@ __all__ = [
     "NoTarget",
     "PodTarget",
     "api_error",
+    "check_keys",
     "is_live",
     "parse_fault",
 ]
@@ -97,17 +98,20 @@ def api_error(code: int | None, message: str, reason: str | None = None) -> ApiE
     return cls(message, code=code, reason=reason)
 
 
-def _check_keys(spec: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = ()) -> dict[str, Any]:
+def check_keys(spec: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = (),
+               error: type[Exception] = UsageError) -> dict[str, Any]:
+    """``spec`` as a mapping with only ``allowed`` keys and every ``required`` one, else ``error``
+    naming what is wrong at ``where`` (the fault vocabulary's and the scenario format's one check)."""
     if not isinstance(spec, dict):
-        raise UsageError(f"{where}: expected a mapping, got {type(spec).__name__} {spec!r}")
+        raise error(f"{where}: expected a mapping, got {type(spec).__name__} {spec!r}")
     allowed = set(allowed)
     unknown = sorted(set(spec) - allowed)
     if unknown:
-        raise UsageError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
-                         f"known keys: {', '.join(sorted(allowed))}")
+        raise error(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
+                    f"known keys: {', '.join(sorted(allowed))}")
     missing = [k for k in required if k not in spec]
     if missing:
-        raise UsageError(f"{where}: missing required key(s) {', '.join(map(repr, missing))}")
+        raise error(f"{where}: missing required key(s) {', '.join(map(repr, missing))}")
     return spec
 
 
@@ -143,7 +147,7 @@ class PodTarget:
         """A pod name or hostname, or a mapping of the target's keys (plus ``extra`` keys the fault reads)."""
         if isinstance(spec, str):
             return cls(name=spec)
-        _check_keys(spec, (*_TARGET_KEYS, *extra), where)
+        check_keys(spec, (*_TARGET_KEYS, *extra), where)
         return cls(**{k: spec[k] for k in _TARGET_KEYS if k in spec})
 
     def describe(self) -> dict[str, Any]:
@@ -317,11 +321,11 @@ def _int(value: Any, where: str) -> int:
 
 
 def _reactor(spec: Any) -> Reactor:
-    _check_keys(spec, _INJECT_KEYS, "inject")
+    check_keys(spec, _INJECT_KEYS, "inject")
     kwargs: dict[str, Any] = {k: spec[k] for k in ("verb", "resource", "subresource", "namespace", "name", "nth",
                                                    "times") if k in spec}
     if "error" in spec:
-        error = _check_keys(spec["error"], ("code", "reason", "message"), "inject.error", required=("message",))
+        error = check_keys(spec["error"], ("code", "reason", "message"), "inject.error", required=("message",))
         kwargs["error"] = api_error(error.get("code"), error["message"], error.get("reason"))
     if "delaySeconds" in spec:
         try:
@@ -347,7 +351,7 @@ def parse_fault(action: str, spec: Any) -> Fault:
         return DeletePod(PodTarget.parse(spec, action))
     if action == "failNode":
         if isinstance(spec, dict):
-            _check_keys(spec, ("pod", "namespace"), action, required=("pod",))
+            check_keys(spec, ("pod", "namespace"), action, required=("pod",))
             return FailNode(pod=PodTarget(name=spec["pod"], namespace=spec.get("namespace", "default")))
         if not isinstance(spec, str):
             raise UsageError(f"failNode takes the name of an existing node or {{pod: <name or hostname>}}, "

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+import fakekube.faults as faults
 from fakekube.clock import parse_duration
 
 __all__ = [
@@ -115,17 +116,8 @@ def parse_seconds(value: Any, what: str) -> float:
 
 
 def check_keys(obj: Any, allowed: Iterable[str], where: str, *, required: Iterable[str] = ()) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise ScenarioError(f"{where}: expected a mapping, got {type(obj).__name__} {obj!r}")
-    allowed = set(allowed)
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
-                            f"known keys: {', '.join(sorted(allowed))}")
-    missing = [k for k in required if k not in obj]
-    if missing:
-        raise ScenarioError(f"{where}: missing required key(s) {', '.join(map(repr, missing))}")
-    return obj
+    """:func:`fakekube.faults.check_keys`, raising :class:`ScenarioError`."""
+    return faults.check_keys(obj, allowed, where, required=required, error=ScenarioError)
 
 
 # ====================================================================== scenario model
