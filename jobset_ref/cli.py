@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -133,7 +134,9 @@ def _build_parser() -> argparse.ArgumentParser:
                                             "(out of process, over HTTP) until SIGINT/SIGTERM")
     ctl.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to reconcile")
     ctl.add_argument("--context", default=None, help="kubeconfig context (default: current-context)")
-    ctl.add_argument("--feature-gates", default=None, help="e.g. RestartJob=true,ElasticJobSet=false")
+    ctl.add_argument("--feature-gates", default=os.environ.get("JOBSET_FEATURE_GATES") or None,
+                     help="e.g. RestartJob=true,ElasticJobSet=false (default: $JOBSET_FEATURE_GATES, which the "
+                          "conformance runner sets to each scenario's gates)")
     ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="DEFECT",
                      help="test only: run a deliberately wrong controller (restart-attempt: never count restarts)")
     conf = sub.add_parser("conformance", add_help=False,

@@ -63,7 +63,8 @@ class Actions(Checks):
             self._script(script, f"cluster.scripts[{i}]")
         self.cluster.run_until_idle()
         if self.external_options is not None:
-            self.external = ExternalController(self.cluster, self.external_options)
+            self.external = ExternalController(self.cluster, self.external_options,
+                                               (self.data.get("cluster") or {}).get("featureGates"))
             try:
                 self.external.start()
             except SimulationError as err:

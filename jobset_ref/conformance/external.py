@@ -39,7 +39,8 @@ def wall() -> float:
 
 @dataclass(frozen=True, slots=True)
 class ExternalOptions:
-    """``command`` runs the controller (``{kubeconfig}`` is replaced by the path); ``tolerance`` is the
+    """``command`` runs the controller (``{kubeconfig}`` is replaced by the path, ``{feature_gates}`` by
+    the scenario's JobSet feature gates, ``RestartJob=true,...``, also in ``$JOBSET_FEATURE_GATES``); ``tolerance`` is the
     window, in virtual seconds, an expected virtual time allows."""
 
     command: str
@@ -50,9 +51,12 @@ class ExternalOptions:
 class ExternalController:
     """The served cluster and the controller process of one scenario run."""
 
-    def __init__(self, cluster: FakeCluster, options: ExternalOptions) -> None:
+    def __init__(self, cluster: FakeCluster, options: ExternalOptions,
+                 feature_gates: dict[str, bool] | None = None) -> None:
         self.cluster = cluster
         self.options = options
+        #: The scenario's JobSet feature gates, as the controller's flag spells them ("" when none).
+        self.feature_gates = ",".join(f"{k}={str(v).lower()}" for k, v in sorted((feature_gates or {}).items()))
         self.server: Any = None
         self.process: subprocess.Popen[bytes] | None = None
         self._paused = 0
@@ -67,10 +71,11 @@ class ExternalController:
         cluster.lock.acquire()
         self._pause()  # nothing moves until the controller is up
         self._beat()
-        command = self.options.command.replace("{kubeconfig}", shlex.quote(self.server.kubeconfig))
+        command = self.options.command.replace("{kubeconfig}", shlex.quote(self.server.kubeconfig)) \
+            .replace("{feature_gates}", shlex.quote(self.feature_gates))
         self._log = open(os.devnull, "wb")  # closed in stop()
-        self.process = subprocess.Popen(shlex.split(command), env={**os.environ, "KUBECONFIG": self.server.kubeconfig},
-                                        stdout=self._log, stderr=subprocess.PIPE)
+        env = {**os.environ, "KUBECONFIG": self.server.kubeconfig, "JOBSET_FEATURE_GATES": self.feature_gates}
+        self.process = subprocess.Popen(shlex.split(command), env=env, stdout=self._log, stderr=subprocess.PIPE)
         deadline = wall() + READY_TIMEOUT
         while True:
             self._release()

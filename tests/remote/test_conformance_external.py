@@ -56,3 +56,20 @@ def test_the_whole_suite_out_of_process(tmp_path: Path) -> None:
     failed = [line for line in text.splitlines() if line.startswith(("FAIL", "ERROR"))]
     known = {line.split()[1] for line in failed}
     assert known <= {"failure/creation-errors"}, text[-5000:]
+
+
+def test_a_scenarios_feature_gates_reach_the_controller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command gets them as ``$JOBSET_FEATURE_GATES`` and ``{feature_gates}``; ``jobset-ref controller``
+    reads the variable (a RestartJob scenario failed out of process before)."""
+    from fakekube import FakeCluster
+    from jobset_ref.conformance.external import ExternalController, ExternalOptions
+
+    external = ExternalController(FakeCluster(seed=0, simulate=False), ExternalOptions("unused"),
+                                  {"RestartJob": True, "ElasticJobSet": False})
+    assert external.feature_gates == "ElasticJobSet=false,RestartJob=true"
+    assert ExternalController(FakeCluster(seed=0, simulate=False), ExternalOptions("unused")).feature_gates == ""
+    from jobset_ref.cli import _build_parser
+
+    monkeypatch.setenv("JOBSET_FEATURE_GATES", "RestartJob=true")
+    args = _build_parser().parse_args(["controller", "--kubeconfig", str(tmp_path / "kc")])
+    assert args.feature_gates == "RestartJob=true"
