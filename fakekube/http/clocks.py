@@ -61,6 +61,13 @@ class ClockDriver:
             self._inflight -= 1
             self._last_activity = wall()
 
+    def quiet_for(self, *, own_requests: int = 0) -> float:
+        """Wall seconds since a request last began or ended; 0 while one is in flight (beyond the
+        ``own_requests`` the caller itself holds open with :meth:`request_started`)."""
+        if self._inflight > own_requests:  # plain reads: callers may or may not hold the lock
+            return 0.0
+        return wall() - self._last_activity
+
     def start(self, busy: Callable[[], bool]) -> None:
         self._busy = busy
         if type(self).tick is ClockDriver.tick:

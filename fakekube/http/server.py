@@ -157,7 +157,7 @@ class ClusterServer:
                                         name=f"fakekube-http-{self.port}", daemon=True)
         self._closed = False
         self._thread.start()
-        self.clock.start(busy=self._watches_pending)
+        self.clock.start(busy=self.watches_pending)
 
     # ------------------------------------------------------------------ public
     @property
@@ -233,7 +233,8 @@ class ClusterServer:
         with self._watches_lock:
             self._watches.discard(queue)
 
-    def _watches_pending(self) -> bool:
+    def watches_pending(self) -> bool:
+        """Some watch stream has events not yet written to its client."""
         with self._watches_lock:
             return any(len(q) for q in self._watches)
 

@@ -112,10 +112,7 @@ class ExternalController:
 
     def _quiet_for(self) -> float:
         """Wall seconds since the controller's last request (the runner's own pause is not one)."""
-        clock = self.server.clock
-        if clock._inflight > self._paused:  # the served clock's request accounting
-            return 0.0
-        return wall() - clock._last_activity
+        return float(self.server.clock.quiet_for(own_requests=self._paused))
 
     def _stderr(self) -> str:
         if self.process is None or self.process.stderr is None:
@@ -178,7 +175,7 @@ class ExternalController:
         quiet = 2 * self.options.quiet_ms / 1000
         budget = wall() + WALL_BUDGET
         while wall() < budget:
-            if self._quiet_for() >= quiet and not self.server._watches_pending():
+            if self._quiet_for() >= quiet and not self.server.watches_pending():
                 return
             self._release()
             threading.Event().wait(POLL)
