@@ -7,7 +7,11 @@
 - ``quiescent``: whenever no request has arrived for ``quiet_ms`` wall milliseconds and every
   watch stream has been written out, virtual time jumps to the next due event. This is how an
   external controller is simulated: it reacts at wall speed, the cluster waits for it to go
-  quiet, then the next minute of cluster life takes no wall time at all.
+  quiet, then the next minute of cluster life takes no wall time at all. A client that keeps
+  timers on the served clock announces its next one (``X-Fakekube-Wake-At``,
+  :mod:`fakekube._core.served_time`); the clock never jumps past an announced instant, and
+  once there it waits for that client to act (until no request came for ``WAKE_GRACE`` wall
+  seconds).
 
 Realtime and quiescent clocks read the wall clock; interleavings with an external client then
 depend on the machine, which is why conformance relaxes exact virtual times there.
@@ -20,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fakekube._core.clock import SECOND
+from fakekube._core.clock import SECOND, SimTime
 from fakekube.errors import UsageError
 
 if TYPE_CHECKING:
@@ -30,6 +34,8 @@ __all__ = ["CLOCKS", "ClockDriver", "make_clock"]
 
 CLOCKS = ("manual", "realtime", "quiescent")
 REALTIME_TICK = 0.01  # wall seconds between two realtime steps
+HOLD = -1  # the quiescent clock waits: a client's announced timer is due
+WAKE_GRACE = 2.0  # wall seconds the quiescent clock holds at a client's announced timer for it to act
 
 
 def wall() -> float:
@@ -40,30 +46,50 @@ class ClockDriver:
     """The manual clock: requests are settled, time never moves by itself."""
 
     name = "manual"
+    #: Virtual seconds that pass by themselves per wall second (sent to clients with every answer).
+    rate = 0.0
 
     def __init__(self, cluster: FakeCluster, lock: threading.RLock) -> None:
         self.cluster = cluster
         self.lock = lock
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Request accounting has a lock of its own: a request counts as in flight from its first
+        # byte, before it waits for the cluster lock (or the clock could jump while it waits).
+        self._accounting = threading.Lock()
         self._inflight = 0
         self._last_activity = wall()
         self._busy: Callable[[], bool] = lambda: False
+        self._wakeups: dict[str, SimTime] = {}
+
+    def wake_at(self, client: str, instant: SimTime | None) -> None:
+        """``client`` (its User-Agent) has its next timer at ``instant`` (``None``: no timer)."""
+        with self._accounting:
+            if instant is None:
+                self._wakeups.pop(client, None)
+            else:
+                self._wakeups[client] = instant
 
     # ------------------------------------------------------------------ request accounting
     def request_started(self) -> None:
-        with self.lock:
+        with self._accounting:
             self._inflight += 1
             self._last_activity = wall()
 
     def request_finished(self) -> None:
-        with self.lock:
+        with self._accounting:
             self._inflight -= 1
             self._last_activity = wall()
 
+    def delivered(self) -> None:
+        """A watch event was written to its client: what it causes comes next, so quiet starts now."""
+        with self._accounting:
+            self._last_activity = wall()
+
     def quiet_for(self, *, own_requests: int = 0) -> float:
-        """Wall seconds since a request last began or ended; 0 while one is in flight (beyond the
-        ``own_requests`` the caller itself holds open with :meth:`request_started`)."""
+        """Wall seconds since a request last began or ended or a watch event was written; 0 while
+        one is in flight (beyond the ``own_requests`` the caller itself holds open with
+        :meth:`request_started`)."""
         if self._inflight > own_requests:  # plain reads: callers may or may not hold the lock
             return 0.0
         return wall() - self._last_activity
@@ -98,6 +124,7 @@ class RealtimeClock(ClockDriver):
     def __init__(self, cluster: FakeCluster, lock: threading.RLock, speed: float) -> None:
         super().__init__(cluster, lock)
         self.speed = speed
+        self.rate = float(speed)
         self._last = wall()
 
     def tick(self) -> None:
@@ -120,12 +147,31 @@ class QuiescentClock(ClockDriver):
     def interval(self) -> float:
         return max(self.quiet / 4, 0.001)
 
+    def _client_timer(self, now: SimTime) -> SimTime | None:
+        """The earliest timer a client announced; ``HOLD`` while one is due and requests came
+        within ``WAKE_GRACE`` (after that, due announcements are dropped: their client is gone)."""
+        with self._accounting:
+            if not self._wakeups:
+                return None
+            wake = min(self._wakeups.values())
+            if wake > now:
+                return wake
+            if wall() - self._last_activity < WAKE_GRACE:
+                return HOLD
+            self._wakeups = {c: t for c, t in self._wakeups.items() if t > now}
+            return min(self._wakeups.values(), default=None)
+
     def tick(self) -> None:
         if self._inflight or wall() - self._last_activity < self.quiet or self._busy():
             return
         loop = self.cluster.loop
         loop.run_until_idle()
         nxt = loop.next_time()
+        wake = self._client_timer(loop.now)
+        if wake == HOLD:
+            return
+        if wake is not None and (nxt is None or wake < nxt):
+            nxt = wake
         if nxt is None:
             return
         loop.run_to(nxt)

@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from fakekube.clock import to_datetime
+from fakekube._core.served_time import RATE_HEADER, TIME_HEADER, WAKE_HEADER, parse_wake
+from fakekube.clock import format_micro_time, to_datetime
+from fakekube.errors import BadRequest
 from fakekube.http.clocks import ClockDriver, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
@@ -96,6 +98,12 @@ class _Handler(BaseHTTPRequestHandler):
         if timestamp is not None:
             return super().date_time_string(timestamp)
         return http_date(self.server.app.cluster.loop.now)
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        super().send_response(code, message)
+        app = self.server.app
+        self.send_header(TIME_HEADER, format_micro_time(app.cluster.loop.now))
+        self.send_header(RATE_HEADER, f"{app.clock.rate:g}")
 
     def _serve(self) -> None:
         self.server.app.handle(self)
@@ -245,7 +253,10 @@ class ClusterServer:
         self.clock.request_started()
         streaming = False
         try:
-            response = self._handler.handle(h.command, url.path, query, h.headers, h.rfile)
+            wake = h.headers.get(WAKE_HEADER)
+            response = self._wake_at(h, wake) if wake is not None else None
+            if response is None:
+                response = self._handler.handle(h.command, url.path, query, h.headers, h.rfile)
             if response.stream is not None:
                 streaming = True
                 self.clock.request_finished()  # an open watch is not a request in flight
@@ -263,6 +274,17 @@ class ClusterServer:
         finally:
             if not streaming:
                 self.clock.request_finished()
+
+    def _wake_at(self, h: _Handler, value: str) -> Response | None:
+        """Take a client's announced next timer (``X-Fakekube-Wake-At``, see
+        :mod:`fakekube._core.served_time`); a malformed value is the request's 400."""
+        try:
+            instant = parse_wake(value)
+        except ValueError:
+            return Response.status(BadRequest(f"{WAKE_HEADER} must be an RFC 3339 time in UTC "
+                                              f"(2030-01-01T00:00:20.500000Z), 'now' or 'none', got {value!r}").status)
+        self.clock.wake_at(h.headers.get("User-Agent") or "", instant)
+        return None
 
     @staticmethod
     def _write(h: _Handler, response: Response) -> None:
@@ -292,6 +314,7 @@ class ClusterServer:
         try:
             for chunk in response.stream:
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.clock.delivered()
             h.wfile.write(b"0\r\n\r\n")
         except OSError:
             h.close_connection = True

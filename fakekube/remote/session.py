@@ -16,8 +16,9 @@ from collections.abc import Callable
 
 from fakekube._core.loop import EventLoop, Priority
 from fakekube._core.rand import SeedTree
+from fakekube._core.served_time import DUE_NOW, WAKE_HEADER, format_wake
 from fakekube._core.trace import Trace
-from fakekube.clock import SECOND
+from fakekube.clock import SECOND, SimTime
 from fakekube.remote.api import RemoteApiServer
 from fakekube.remote.kubeconfig import load_kubeconfig
 from fakekube.remote.transport import ServerClock, Transport, wall
@@ -50,6 +51,7 @@ class RemoteSession:
         self.runtime = Runtime(self.api, self.loop, self.trace, SeedTree(seed))  # type: ignore[arg-type]
         self._stop = threading.Event()
         self._probed = wall()
+        self._announced: SimTime | None = None
 
     def step(self, max_wait: float = IDLE_WAIT) -> None:
         """Wait (at most ``max_wait`` wall seconds) for a watch event or the next due timer, then run
@@ -67,7 +69,11 @@ class RemoteSession:
             first: Callable[[], None] | None = self._inbox.get(timeout=wait) if wait > 0 else self._inbox.get_nowait()
         except queue.Empty:
             first = None
-        if first is not None and wall() - self.clock.seen_at > CLOCK_FRESH:
+        if first is not None and self._announced != DUE_NOW:
+            # Work has come: a served fake cluster's quiescent clock must hold until it is done
+            # (the answer also tells the time the events' consequences are stamped with).
+            self._announce(DUE_NOW)
+        elif first is not None and wall() - self.clock.seen_at > CLOCK_FRESH:
             # Watch events tell no time: ask, so what they cause is stamped with the server's instant.
             self.transport.request("GET", "/version")
         with self.lock:
@@ -82,6 +88,15 @@ class RemoteSession:
                 self.loop.call_soon(fn, priority=Priority.URGENT, label="remote watch")
             self.loop.run_until_idle()
             self._flush_trace()
+            nxt = self.loop.next_time()
+        if nxt != self._announced:
+            # A served fake cluster's quiescent clock must not jump past our next timer: say when it is.
+            self._announce(nxt)
+
+    def _announce(self, wake: SimTime | None) -> None:
+        """Tell the server when our next timer is due (``X-Fakekube-Wake-At``; ignored by a real one)."""
+        self._announced = wake
+        self.transport.request("GET", "/version", headers={WAKE_HEADER: format_wake(wake)})
 
     def _flush_trace(self) -> None:
         if self._on_trace is None:

@@ -14,7 +14,8 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from fakekube.clock import EPOCH, SimTime
+from fakekube._core.served_time import RATE_HEADER, TIME_HEADER
+from fakekube.clock import EPOCH, SECOND, SimTime, parse_time
 from fakekube.errors import ApiError, InternalError
 from fakekube.remote.kubeconfig import Connection
 
@@ -27,35 +28,56 @@ def wall() -> float:
     return time.monotonic()  # noqa: TID251  # noqa: wall-clock (the remote clock follows the server's between answers)
 
 
-class ServerClock:
-    """The server's time as last seen in a ``Date`` header plus the wall time elapsed since.
+def _instant(date: str | None, precise: str | None) -> SimTime | None:
+    try:
+        if precise:
+            return parse_time(precise)
+        if date:
+            delta = parsedate_to_datetime(date) - EPOCH
+            return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1000
+    except (TypeError, ValueError):
+        pass
+    return None
 
-    Dates have whole seconds, so the estimate may trail the server by up to a second; it never
-    goes backwards."""
+
+def _rate(text: str | None) -> float:
+    try:
+        value = float(text) if text else 1.0
+    except ValueError:
+        return 1.0
+    return value if value >= 0 and value != float("inf") else 1.0
+
+
+class ServerClock:
+    """The server's time as last seen in a ``Date`` header plus the time elapsed since (wall time,
+    or the clock rate a served fake cluster states: none under its manual and quiescent clocks).
+
+    Dates have whole seconds, so against a real server the estimate may trail it by up to a second
+    (a served fake cluster also sends ``X-Fakekube-Time``, to the microsecond); it never goes
+    backwards."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seen: SimTime | None = None
         self._seen_at = 0.0
         self._floor: SimTime = 0
+        self._rate = 1.0
 
-    def observe(self, date: str | None) -> None:
-        if not date:
+    def observe(self, date: str | None, precise: str | None = None, rate: str | None = None) -> None:
+        """Take an answer's time: ``precise`` (``X-Fakekube-Time``, microseconds) when a served fake
+        cluster sent it, else ``Date``; ``rate`` is its ``X-Fakekube-Clock-Rate``."""
+        t = _instant(date, precise)
+        if t is None:
             return
-        try:
-            instant = parsedate_to_datetime(date)
-        except (TypeError, ValueError):
-            return
-        delta = instant - EPOCH
-        t = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+        speed = _rate(rate)
         with self._lock:
             self._floor = self._estimate_locked()
-            self._seen, self._seen_at = t, wall()
+            self._seen, self._seen_at, self._rate = t, wall(), speed
 
     def _estimate_locked(self) -> SimTime:
         if self._seen is None:
             return self._floor
-        return max(self._floor, self._seen + round((wall() - self._seen_at) * 1e9))
+        return max(self._floor, self._seen + round((wall() - self._seen_at) * self._rate * 1e9))
 
     @property
     def seen_at(self) -> float:
@@ -112,12 +134,13 @@ class Transport:
 
     def request(self, method: str, path: str, *, query: dict[str, str] | None = None, body: Any = None,
                 content_type: str = "application/json", user_agent: str | None = None,
-                warnings: list[str] | None = None) -> Any:
-        """The decoded JSON answer; a non-2xx answer raises its ``ApiError``."""
+                warnings: list[str] | None = None, headers: dict[str, str] | None = None) -> Any:
+        """The decoded JSON answer; a non-2xx answer raises its ``ApiError``. ``headers`` are sent
+        beside the standard ones."""
         data = None
         if body is not None:
             data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-        headers = self.headers(content_type if data is not None else None, user_agent)
+        headers = {**self.headers(content_type if data is not None else None, user_agent), **(headers or {})}
         target = self.url(path, query)
         for attempt in (0, 1):  # a keep-alive connection the server closed is retried once
             conn = getattr(self._local, "conn", None)
@@ -134,7 +157,8 @@ class Transport:
                     raise
                 continue
             break
-        self.clock.observe(response.getheader("Date"))
+        self.clock.observe(response.getheader("Date"), response.getheader(TIME_HEADER),
+                           response.getheader(RATE_HEADER))
         if warnings is not None:
             for value in response.headers.get_all("Warning") or []:
                 text = value.split(" ", 2)[-1].strip().strip('"')

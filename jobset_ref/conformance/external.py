@@ -4,9 +4,10 @@ reconciler, the quiescent clock) and a controller command reconciles it out of p
 The runner thread holds the cluster lock while it acts (setup, manifests, faults, checks) and
 lets go only while it waits for virtual time to pass: then the quiescent clock moves time
 whenever the controller has gone quiet. A marker event at each wait's deadline stops the clock
-there (it counts as a request in flight until the runner acts again), and a heartbeat every
-half virtual second lets a controller's own timers fall due. Exact virtual times cannot hold
-out of process; ``tolerance`` is the window the checks allow instead.
+there (it counts as a request in flight until the runner acts again). A controller's own timers
+fall due on time when it announces them (``X-Fakekube-Wake-At``, as ``jobset-ref controller``
+does); otherwise time jumps from one cluster event to the next past them. Exact virtual times
+cannot hold out of process; ``tolerance`` is the window the checks allow instead.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from fakekube.clock import SECOND, format_offset
 
 __all__ = ["ExternalController", "ExternalOptions"]
 
-HEARTBEAT = SECOND // 2
 POLL = 0.005  # wall seconds between two looks at the cluster while waiting
 READY_QUIET = 0.3  # wall seconds without a request after the controller's first watch: it is ready
 READY_TIMEOUT = 60.0
@@ -60,7 +60,6 @@ class ExternalController:
         self.server: Any = None
         self.process: subprocess.Popen[bytes] | None = None
         self._paused = 0
-        self._heartbeat: Any = None
         self._log: Any = None
 
     # ------------------------------------------------------------------ start and stop
@@ -70,7 +69,6 @@ class ExternalController:
         self.server = cluster.serve(clock="quiescent", quiet_ms=self.options.quiet_ms)
         cluster.lock.acquire()
         self._pause()  # nothing moves until the controller is up
-        self._beat()
         command = self.options.command.replace("{kubeconfig}", shlex.quote(self.server.kubeconfig)) \
             .replace("{feature_gates}", shlex.quote(self.feature_gates))
         self._log = open(os.devnull, "wb")  # closed in stop()
@@ -90,7 +88,10 @@ class ExternalController:
                 raise SimulationError(f"the controller command opened no watch within {READY_TIMEOUT:g} wall seconds")
 
     def stop(self) -> None:
-        """Stop the command (by its PID: SIGTERM, then SIGKILL), stop serving, let go of the lock."""
+        """Let go of the lock (the runner's pause still holds the clock, so requests in flight finish
+        at this instant), stop the command (by its PID: SIGTERM, then SIGKILL), stop serving."""
+        if self.server is not None:
+            self.cluster.lock.release()
         if self.process is not None and self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGTERM)
             try:
@@ -102,12 +103,9 @@ class ExternalController:
             self.process.stderr.close()
         if self._log is not None:
             self._log.close()
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
         while self._paused:
             self._unpause()
         if self.server is not None:
-            self.cluster.lock.release()
             self.server.close()
 
     def _quiet_for(self) -> float:
@@ -120,9 +118,6 @@ class ExternalController:
         return self.process.stderr.read().decode(errors="replace").strip()[-2000:]
 
     # ------------------------------------------------------------------ the clock
-    def _beat(self) -> None:
-        self._heartbeat = self.cluster.loop.call_later(HEARTBEAT, self._beat, label="conformance heartbeat")
-
     def _pause(self) -> None:
         self.server.clock.request_started()
         self._paused += 1
@@ -141,7 +136,8 @@ class ExternalController:
         """Let virtual time pass until ``predicate()`` holds (its first observed instant) or ``deadline``
         (``SimulationError``); the clock stays at the instant returned until the next wait."""
         loop = self.cluster.loop
-        if predicate():
+        if predicate():  # already: the controller still finishes reacting at this instant
+            self.settle()
             return loop.now
         marker = loop.call_at(deadline, self._pause, label="conformance deadline")
         while self._paused:
@@ -175,6 +171,7 @@ class ExternalController:
         quiet = 2 * self.options.quiet_ms / 1000
         budget = wall() + WALL_BUDGET
         while wall() < budget:
+            self.cluster.loop.run_until_idle()  # what the runner did reaches the watches at this instant
             if self._quiet_for() >= quiet and not self.server.watches_pending():
                 return
             self._release()

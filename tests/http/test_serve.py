@@ -441,6 +441,57 @@ def test_quiescent_clock_jumps_when_nobody_talks(cluster: FakeCluster) -> None:
         assert 120 <= cluster.elapsed < 200
 
 
+def test_every_answer_carries_the_virtual_time_to_the_microsecond(cluster: FakeCluster, req: Http) -> None:
+    cluster.advance(61.25)
+    _, headers, _ = req("GET", "/version")
+    assert headers["date"] == "Tue, 01 Jan 2030 00:01:01 GMT"
+    assert headers["x-fakekube-time"] == "2030-01-01T00:01:01.250000Z"
+
+
+def test_quiescent_clock_stops_at_a_clients_announced_timer_and_holds_while_it_is_due(cluster: FakeCluster) -> None:
+    """A controller out of process keeps timers on the served clock: the clock never jumps past the
+    instant it announced, waits there for it to act, and goes on once it announces its next one."""
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        client = Http(server)
+        wake = {"User-Agent": "ctl", "X-Fakekube-Wake-At": "2030-01-01T00:00:07.500000Z"}
+        assert client("GET", "/version", headers=wake)[0] == 200
+        client("POST", "/apis/batch/v1/namespaces/default/jobs", POD_JOB)  # the cluster has events up to 120 s
+        server.wait_for(lambda: cluster.elapsed == 7.5, timeout=10)
+        threading.Event().wait(0.3)  # the timer is due: the client has not acted yet, so time holds
+        assert cluster.elapsed == 7.5
+        client("GET", "/version", headers={"User-Agent": "ctl", "X-Fakekube-Wake-At": "none"})
+        server.wait_for(lambda: _job_done(cluster), timeout=10)
+        assert cluster.elapsed >= 120
+
+
+def test_now_holds_the_quiescent_clock_until_the_client_speaks_again(cluster: FakeCluster) -> None:
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        client = Http(server)
+        client("POST", "/apis/batch/v1/namespaces/default/jobs", POD_JOB)
+        client("GET", "/version", headers={"User-Agent": "ctl", "X-Fakekube-Wake-At": "now"})
+        threading.Event().wait(0.3)
+        assert cluster.elapsed == 0
+        client("GET", "/version", headers={"User-Agent": "ctl", "X-Fakekube-Wake-At": "none"})
+        server.wait_for(lambda: _job_done(cluster), timeout=10)
+
+
+def test_a_held_clock_moves_again_once_its_client_is_gone(cluster: FakeCluster,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fakekube.http.clocks.WAKE_GRACE", 0.2)
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        client = Http(server)
+        client("POST", "/apis/batch/v1/namespaces/default/jobs", POD_JOB)
+        client("GET", "/version", headers={"User-Agent": "ctl", "X-Fakekube-Wake-At": "now"})
+        server.wait_for(lambda: _job_done(cluster), timeout=10)
+
+
+def test_a_malformed_wake_announcement_is_a_400(req: Http) -> None:
+    code, _, status = req("GET", "/version", headers={"X-Fakekube-Wake-At": "soon"})
+    assert code == 400 and status["reason"] == "BadRequest"
+    assert status["message"] == ("X-Fakekube-Wake-At must be an RFC 3339 time in UTC (2030-01-01T00:00:20.500000Z), "
+                                 "'now' or 'none', got 'soon'")
+
+
 # ---------------------------------------------------------------------- request options
 def test_field_validation_over_http_strict_warn_and_default(req: Http) -> None:
     body = configmap("v") | {"dta": {"x": "1"}}

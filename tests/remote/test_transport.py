@@ -4,6 +4,7 @@ server's clock as read from ``Date`` headers."""
 from __future__ import annotations
 
 import http.client
+import threading
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from fakekube import AlreadyExists, FakeCluster, Invalid, NotFound, UsageError
 from fakekube.clock import EPOCH, SECOND
 from fakekube.remote import RemoteSession, load_kubeconfig
+from fakekube.remote.transport import ServerClock
 from fakekube.testing import make_pod
 
 
@@ -95,11 +97,13 @@ def test_informer_lists_then_watches_and_relists_after_a_broken_stream(served: A
     with cluster.lock:
         cluster.client.create(make_pod("b"))
         cluster.client.delete("pods", "a", grace_period_seconds=0)
+        cluster.run_until_idle()  # the manual clock: watch events leave as the test runs the loop
     pump(lambda: ("DELETED", "a") in seen)
     assert sorted(informer.cache) == [("default", "b")]
     # Break every open stream: the reflector relists and hands on only the difference.
     with cluster.lock:
         cluster.client.create(make_pod("c"))
+        cluster.run_until_idle()
     server._httpd.close_connections()
     pump(lambda: ("default", "c") in informer.cache)
     assert sorted(informer.cache) == [("default", "b"), ("default", "c")]
@@ -127,3 +131,39 @@ current-context: x
     conn = load_kubeconfig(cfg)
     assert (conn.server, conn.token, conn.insecure, conn.namespace) == (
         "https://example.invalid:6443", "s3cret", True, "team")
+
+
+def test_a_remote_timer_falls_due_at_its_instant_on_the_served_quiescent_clock() -> None:
+    """The session announces its next timer: the served clock stops there, so the timer fires at its
+    own virtual instant, not at the cluster's next event far beyond it."""
+    cluster = FakeCluster(seed=0)
+    cluster.add_nodes(1)
+    cluster.client.create(make_pod("long"))  # the cluster's own events (the kubelet) reach well past 7.5 s
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        session = RemoteSession(server.kubeconfig)
+        fired: list[tuple[int, int]] = []
+        with session.lock:
+            start = session.loop.now
+            session.loop.call_at(start + 7_500_000_000, lambda: fired.append((session.loop.now, cluster.loop.now)))
+        driver = threading.Thread(target=session.run, daemon=True)
+        driver.start()
+        try:
+            server.wait_for(lambda: fired, timeout=20)
+        finally:
+            session.stop()
+            driver.join(timeout=10)
+        assert start == 0  # the served clock stood still: the session's clock did too
+        assert fired == [(7_500_000_000, 7_500_000_000)]
+
+
+def test_the_remote_clock_reads_the_microsecond_header_and_the_rate() -> None:
+    held = ServerClock()  # a manual or quiescent served clock: no time passes between two answers
+    held.observe("Tue, 01 Jan 2030 00:01:01 GMT", "2030-01-01T00:01:01.250000Z", "0")
+    threading.Event().wait(0.02)
+    assert held.now() == 61_250_000_000
+    held.observe("Tue, 01 Jan 2030 00:01:00 GMT", "2030-01-01T00:01:00.000000Z", "0")  # a late answer
+    assert held.now() == 61_250_000_000  # never backwards
+    real = ServerClock()  # a real API server: Date only, the wall clock in between
+    real.observe("Tue, 01 Jan 2030 00:01:01 GMT")
+    threading.Event().wait(0.02)
+    assert 61_020_000_000 <= real.now() < 62 * SECOND
