@@ -70,6 +70,25 @@ class ClockDriver:
             else:
                 self._wakeups[client] = instant
 
+    def waiting_for_client(self) -> bool:
+        """A client has work due at the current instant (it announced ``now`` or a timer that has
+        come) and has not announced its next timer yet: what it does next belongs to this instant."""
+        return self._client_timer(self.cluster.loop.now) == HOLD
+
+    def _client_timer(self, now: SimTime) -> SimTime | None:
+        """The earliest timer a client announced; ``HOLD`` while one is due and requests came
+        within ``WAKE_GRACE`` (after that, due announcements are dropped: their client is gone)."""
+        with self._accounting:
+            if not self._wakeups:
+                return None
+            wake = min(self._wakeups.values())
+            if wake > now:
+                return wake
+            if wall() - self._last_activity < WAKE_GRACE:
+                return HOLD
+            self._wakeups = {c: t for c, t in self._wakeups.items() if t > now}
+            return min(self._wakeups.values(), default=None)
+
     # ------------------------------------------------------------------ request accounting
     def request_started(self) -> None:
         with self._accounting:
@@ -82,7 +101,8 @@ class ClockDriver:
             self._last_activity = wall()
 
     def delivered(self) -> None:
-        """A watch event was written to its client: what it causes comes next, so quiet starts now."""
+        """A watch event left its queue or was written to its client: what it causes comes next, so
+        quiet starts now."""
         with self._accounting:
             self._last_activity = wall()
 
@@ -147,22 +167,9 @@ class QuiescentClock(ClockDriver):
     def interval(self) -> float:
         return max(self.quiet / 4, 0.001)
 
-    def _client_timer(self, now: SimTime) -> SimTime | None:
-        """The earliest timer a client announced; ``HOLD`` while one is due and requests came
-        within ``WAKE_GRACE`` (after that, due announcements are dropped: their client is gone)."""
-        with self._accounting:
-            if not self._wakeups:
-                return None
-            wake = min(self._wakeups.values())
-            if wake > now:
-                return wake
-            if wall() - self._last_activity < WAKE_GRACE:
-                return HOLD
-            self._wakeups = {c: t for c, t in self._wakeups.items() if t > now}
-            return min(self._wakeups.values(), default=None)
-
     def tick(self) -> None:
-        if self._inflight or wall() - self._last_activity < self.quiet or self._busy():
+        # Pending watch events first: one leaving its queue marks activity before the queue reads empty.
+        if self._busy() or self._inflight or wall() - self._last_activity < self.quiet:
             return
         loop = self.cluster.loop
         loop.run_until_idle()

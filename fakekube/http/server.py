@@ -34,7 +34,7 @@ from fakekube.errors import BadRequest
 from fakekube.http.clocks import ClockDriver, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
-from fakekube.http.watch import WatchQueue
+from fakekube.http.watch import DEFAULT_LIMIT, WatchQueue
 
 if TYPE_CHECKING:
     from fakekube.cluster import FakeCluster
@@ -229,7 +229,7 @@ class ClusterServer:
         return self._closed
 
     def open_watch(self) -> WatchQueue:
-        queue = WatchQueue(self.watch_queue_limit) if self.watch_queue_limit else WatchQueue()
+        queue = WatchQueue(self.watch_queue_limit or DEFAULT_LIMIT, on_take=self.clock.delivered)
         with self._watches_lock:
             self._watches.add(queue)
         if self._closed:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.apiserver.server import WatchEvent
@@ -31,8 +32,11 @@ def expired_status(message: str) -> dict[str, Any]:
 class WatchQueue:
     """Bounded hand-over of watch events between the loop and one stream."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, on_take: Callable[[], None] = lambda: None) -> None:
+        """``on_take`` runs as events leave the queue, before it reads empty (the quiescent clock
+        counts that as activity, so "nothing pending and quiet" never misses an event in transit)."""
         self.limit = limit
+        self._on_take = on_take
         self._events: deque[tuple[WatchEvent, int]] = deque()
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
@@ -65,6 +69,7 @@ class WatchQueue:
             if not self._events and not self.closed:
                 self._cond.wait(timeout)
             if self._events:
+                self._on_take()
                 out = list(self._events)
                 self._events.clear()
                 return out

@@ -2,7 +2,7 @@
 
     python -m jobset_ref.conformance                       # the packaged suite
     python -m jobset_ref.conformance my/scenarios one.yaml # your own files and folders
-    python -m jobset_ref.conformance -k failure/ --list    # the ids a filter selects
+    python -m jobset_ref.conformance -k 'failure/ and not restart' --list  # the ids a filter selects
     python -m jobset_ref.conformance --update-golden PATH  # rewrite golden traces (review the diff!)
     python -m jobset_ref.conformance --controller-cmd 'my-controller --kubeconfig {kubeconfig}' \
         --junit-xml results.xml --report report.md         # check a controller out of process
@@ -16,12 +16,16 @@ are not compared (``docs/conformance.md``).
 One line per scenario (``PASS``, ``FAIL``, ``ERROR`` for an authoring error, ``XFAIL``/``XPASS``
 for a scenario marked ``xfail:``, ``SKIP``), the failure reports, then a summary. The exit
 status is 0 when nothing failed, 1 when a scenario failed (an ``XPASS`` fails: the ``xfail``
-line must go), 2 when the scenario files could not be loaded or ``-k`` selects none.
+line must go), 2 when the scenario files could not be loaded, ``-k`` does not parse or selects
+none, or the ``--controller-cmd`` program is not found.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -38,8 +42,9 @@ from jobset_ref.conformance.runner import (
     load_scenarios,
     run_scenario,
 )
+from jobset_ref.conformance.selection import SelectionError, compile_selection
 
-__all__ = ["SUMMARY_WORDS", "main", "run_one"]
+__all__ = ["SUMMARY_WORDS", "command_problem", "main", "run_one"]
 
 SUMMARY_WORDS = {"PASS": "passed", "FAIL": "failed", "ERROR": "errors", "XFAIL": "xfailed", "XPASS": "xpassed",
                  "SKIP": "skipped"}
@@ -63,6 +68,21 @@ def run_one(scenario: Scenario, *, update_golden: bool = False,
     return "PASS", f"{result.elapsed:g}s virtual" + (", golden trace rewritten" if result.golden_updated else "")
 
 
+def command_problem(command: str) -> str | None:
+    """Why ``command`` cannot be started (checked once, before any scenario runs), or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError as err:
+        return f"cannot split {command!r} into words: {err}"
+    if not words:
+        return "needs a command"
+    program = words[0]
+    if shutil.which(program) is None:
+        where = "is not executable" if os.path.exists(program) else "is not found (not on PATH)"
+        return f"{program!r} {where}"
+    return None
+
+
 def wall() -> float:
     return time.monotonic()  # noqa: TID251  # noqa: wall-clock (how long each scenario took, for JUnit)
 
@@ -74,14 +94,16 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
                                      description="Run JobSet conformance scenarios on a simulated cluster.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="scenario files or folders of them (default: the packaged suite)")
-    parser.add_argument("-k", dest="select", action="append", default=[], metavar="TEXT",
-                        help="run only scenarios whose id contains TEXT (repeatable: any of them)")
+    parser.add_argument("-k", dest="select", action="append", default=[], metavar="EXPR",
+                        help="run only scenarios whose id matches EXPR: words are substrings of the id, "
+                             "combined with and/or/not and parentheses, as pytest -k (repeatable: any of them)")
     parser.add_argument("--list", action="store_true", help="print the selected ids and run nothing")
     parser.add_argument("--update-golden", action="store_true",
                         help="rewrite the golden .trace files of scenarios with golden: true")
     parser.add_argument("--controller-cmd", default=None, metavar="CMD",
                         help="run CMD as the JobSet controller, out of process, against each scenario's served "
-                             "cluster ({kubeconfig} is replaced by the kubeconfig path; KUBECONFIG is set)")
+                             "cluster ({kubeconfig} is replaced by the kubeconfig path, {feature_gates} by the "
+                             "scenario's JobSet feature gates; KUBECONFIG and JOBSET_FEATURE_GATES are set)")
     parser.add_argument("--time-tolerance", type=float, default=2.0, metavar="SECONDS",
                         help="with --controller-cmd: how far an expected virtual time may be off (default 2)")
     parser.add_argument("--junit-xml", default=None, metavar="PATH", help="write JUnit XML results to PATH")
@@ -94,8 +116,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     if args.time_tolerance < 0:
         print("error: --time-tolerance takes a non-negative number of seconds", file=sys.stderr)
         return 2
-    if args.controller_cmd is not None and not args.controller_cmd.strip():
-        print("error: --controller-cmd needs a command", file=sys.stderr)
+    if args.controller_cmd is not None:
+        problem = command_problem(args.controller_cmd)
+        if problem:
+            print(f"error: --controller-cmd: {problem}", file=sys.stderr)
+            return 2
+    try:
+        chosen = [compile_selection(text) for text in args.select]
+    except SelectionError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     external = (ExternalOptions(args.controller_cmd, tolerance=args.time_tolerance)
                 if args.controller_cmd else None)
@@ -104,10 +133,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     except ScenarioError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if args.select:
-        scenarios = [sc for sc in scenarios if any(text in sc.id for text in args.select)]
+    if chosen:
+        scenarios = [sc for sc in scenarios if any(match(sc.id) for match in chosen)]
         if not scenarios:
-            print(f"error: no scenario id contains {' or '.join(map(repr, args.select))}", file=sys.stderr)
+            print(f"error: no scenario id matches -k {' or '.join(map(repr, args.select))}", file=sys.stderr)
             return 2
     if args.list:
         for sc in scenarios:

@@ -265,7 +265,9 @@ class Actions(Checks):
                                     f"virtual time {format_offset(now)} (steps run in file order; use after:)")
         elif "after" in step:
             target = now + seconds(parse_seconds(step["after"], f"{self.where}.after"))
-        else:
+        else:  # at this instant: out of process, once the controller has reacted to what came before
+            if self.external is not None:
+                self.external.settle()
             return
         self.advance_to(target)
 

@@ -166,13 +166,16 @@ class ExternalController:
                 self._pause()  # the runner acts at this instant
 
     def settle(self) -> None:
-        """With the clock held, wait until the controller is quiet (no request for twice ``quiet_ms``
-        and every watch stream written out): what ``run_until_idle`` is in process."""
+        """With the clock held, wait until the controller is quiet (every watch stream written out, no
+        work it announced as due, no request for twice ``quiet_ms``): what ``run_until_idle`` is in
+        process."""
         quiet = 2 * self.options.quiet_ms / 1000
         budget = wall() + WALL_BUDGET
         while wall() < budget:
             self.cluster.loop.run_until_idle()  # what the runner did reaches the watches at this instant
-            if self._quiet_for() >= quiet and not self.server.watches_pending():
+            # Pending first: an event leaving its queue counts as activity before the queue reads empty.
+            if not self.server.watches_pending() and not self.server.clock.waiting_for_client() \
+                    and self._quiet_for() >= quiet:
                 return
             self._release()
             threading.Event().wait(POLL)

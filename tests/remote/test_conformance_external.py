@@ -45,9 +45,19 @@ def test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it(t
     assert "| failed |" in report
 
 
-def test_bad_external_options_are_usage_errors() -> None:
+def test_bad_external_options_are_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert _run("--controller-cmd", " ")[0] == 2
+    assert capsys.readouterr().err == "error: --controller-cmd: needs a command\n"
     assert _run("--time-tolerance", "-1")[0] == 2
+    capsys.readouterr()
+    assert _run("--controller-cmd", "no-such-controller --kubeconfig {kubeconfig}")[0] == 2
+    assert capsys.readouterr().err == "error: --controller-cmd: 'no-such-controller' is not found (not on PATH)\n"
+    script = tmp_path / "ctl.sh"
+    script.write_text("#!/bin/sh\n")
+    assert _run("--controller-cmd", f"{script} --kubeconfig {{kubeconfig}}")[0] == 2
+    assert capsys.readouterr().err == f"error: --controller-cmd: {str(script)!r} is not executable\n"
+    assert _run("--controller-cmd", "'unbalanced")[0] == 2
+    assert capsys.readouterr().err.startswith("error: --controller-cmd: cannot split \"'unbalanced\" into words")
 
 
 @pytest.mark.slow
