@@ -35,7 +35,7 @@ __all__ = ["CLOCKS", "ClockDriver", "make_clock"]
 CLOCKS = ("manual", "realtime", "quiescent")
 REALTIME_TICK = 0.01  # wall seconds between two realtime steps
 HOLD = -1  # the quiescent clock waits: a client's announced timer is due
-WAKE_GRACE = 2.0  # wall seconds the quiescent clock holds at a client's announced timer for it to act
+WAKE_GRACE = 10.0  # wall seconds the quiescent clock holds at a client's announced timer for it to act
 
 
 def wall() -> float:
@@ -173,6 +173,8 @@ class QuiescentClock(ClockDriver):
             return
         loop = self.cluster.loop
         loop.run_until_idle()
+        if self._busy():  # what just ran at this instant has watch events to deliver first
+            return
         nxt = loop.next_time()
         wake = self._client_timer(loop.now)
         if wake == HOLD:
