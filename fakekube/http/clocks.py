@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fakekube._core.clock import SECOND, SimTime
+from fakekube._core.served_time import DUE_NOW
 from fakekube.errors import UsageError
 
 if TYPE_CHECKING:
@@ -61,10 +62,12 @@ class ClockDriver:
         self._last_activity = wall()
         self._busy: Callable[[], bool] = lambda: False
         self._wakeups: dict[str, SimTime] = {}
+        self._announcers: set[str] = set()  # clients that announce their timers
 
     def wake_at(self, client: str, instant: SimTime | None) -> None:
         """``client`` (its User-Agent) has its next timer at ``instant`` (``None``: no timer)."""
         with self._accounting:
+            self._announcers.add(client)
             if instant is None:
                 self._wakeups.pop(client, None)
             else:
@@ -100,11 +103,15 @@ class ClockDriver:
             self._inflight -= 1
             self._last_activity = wall()
 
-    def delivered(self) -> None:
-        """A watch event left its queue or was written to its client: what it causes comes next, so
-        quiet starts now."""
+    def delivered(self, client: str | None = None) -> None:
+        """A watch event left its queue or was written to ``client``: what it causes comes next, so
+        quiet starts now. A client that announces its timers has work due from this event on:
+        the clock holds for it as if it had announced ``now`` (it announces again once done), so
+        time cannot move on while the event is on its way."""
         with self._accounting:
             self._last_activity = wall()
+            if client in self._announcers:
+                self._wakeups[client] = DUE_NOW
 
     def quiet_for(self, *, own_requests: int = 0) -> float:
         """Wall seconds since a request last began or ended or a watch event was written; 0 while

@@ -311,10 +311,11 @@ class ClusterServer:
         for name, value in response.headers:
             h.send_header(name, value)
         h.end_headers()
+        client = h.headers.get("User-Agent") or ""
         try:
             for chunk in response.stream:
+                self.clock.delivered(client)  # before the client can read it
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                self.clock.delivered()
             h.wfile.write(b"0\r\n\r\n")
         except OSError:
             h.close_connection = True

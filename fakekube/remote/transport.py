@@ -116,6 +116,11 @@ class Transport:
                 ctx.load_cert_chain(connection.cert_file, connection.key_file)
             self._ssl = ctx
 
+    def observe(self, response: http.client.HTTPResponse) -> None:
+        """Hand an answer's time to the clock (``Date``, and a served fake cluster's own headers)."""
+        self.clock.observe(response.getheader("Date"), response.getheader(TIME_HEADER),
+                           response.getheader(RATE_HEADER))
+
     def open(self, timeout: float | None = TIMEOUT) -> http.client.HTTPConnection:
         if self.https:
             return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self._ssl)
@@ -157,8 +162,7 @@ class Transport:
                     raise
                 continue
             break
-        self.clock.observe(response.getheader("Date"), response.getheader(TIME_HEADER),
-                           response.getheader(RATE_HEADER))
+        self.observe(response)
         if warnings is not None:
             for value in response.headers.get_all("Warning") or []:
                 text = value.split(" ", 2)[-1].strip().strip('"')

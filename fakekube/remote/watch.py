@@ -104,7 +104,7 @@ class RemoteWatch:
         try:
             conn.request("GET", transport.url(self.path, query), headers=transport.headers())
             response = conn.getresponse()
-            transport.clock.observe(response.getheader("Date"))
+            transport.observe(response)
             if response.status != 200:
                 body = response.read()
                 status = json.loads(body) if body else {}

@@ -86,6 +86,8 @@ class RunContext:
             parts.append(f"(could not summarise objects: {err})")
         tail = self.cluster.trace.tail(TRACE_TAIL)
         parts += [f"--- trace tail (last {len(tail)} lines; seed {self.cluster.seed}) ---", *tail]
+        if self.external is not None:
+            parts += self.external.diagnostics()
         return "\n".join(parts)
 
     # ------------------------------------------------------------------ reading objects (bypasses reactors)

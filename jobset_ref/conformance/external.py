@@ -16,11 +16,12 @@ import os
 import shlex
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from fakekube import FakeCluster, SimulationError
 from fakekube.clock import SECOND, format_offset
@@ -30,7 +31,19 @@ __all__ = ["ExternalController", "ExternalOptions"]
 POLL = 0.005  # wall seconds between two looks at the cluster while waiting
 READY_QUIET = 0.3  # wall seconds without a request after the controller's first watch: it is ready
 READY_TIMEOUT = 60.0
+DIAGNOSTIC_LINES = 15
 WALL_BUDGET = 120.0  # wall seconds one wait may take before the run is declared stuck
+
+
+def _output_file() -> BinaryIO:
+    """An anonymous file opened for appending: the command's writes land at its end even while
+    the runner reads it."""
+    fd, path = tempfile.mkstemp(prefix="jobset-controller-", suffix=".log")
+    os.close(fd)
+    try:
+        return open(path, "a+b")
+    finally:
+        os.unlink(path)
 
 
 def wall() -> float:
@@ -71,9 +84,9 @@ class ExternalController:
         self._pause()  # nothing moves until the controller is up
         command = self.options.command.replace("{kubeconfig}", shlex.quote(self.server.kubeconfig)) \
             .replace("{feature_gates}", shlex.quote(self.feature_gates))
-        self._log = open(os.devnull, "wb")  # closed in stop()
+        self._log = _output_file()  # the command's stdout and stderr; closed in stop()
         env = {**os.environ, "KUBECONFIG": self.server.kubeconfig, "JOBSET_FEATURE_GATES": self.feature_gates}
-        self.process = subprocess.Popen(shlex.split(command), env=env, stdout=self._log, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(shlex.split(command), env=env, stdout=self._log, stderr=self._log)
         deadline = wall() + READY_TIMEOUT
         while True:
             self._release()
@@ -99,8 +112,6 @@ class ExternalController:
             except subprocess.TimeoutExpired:
                 os.kill(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
-        if self.process is not None and self.process.stderr is not None:
-            self.process.stderr.close()
         if self._log is not None:
             self._log.close()
         while self._paused:
@@ -113,9 +124,25 @@ class ExternalController:
         return float(self.server.clock.quiet_for(own_requests=self._paused))
 
     def _stderr(self) -> str:
-        if self.process is None or self.process.stderr is None:
-            return ""
-        return self.process.stderr.read().decode(errors="replace").strip()[-2000:]
+        return "\n".join(self.output_tail(20))
+
+    def output_tail(self, lines: int) -> list[str]:
+        """The last ``lines`` lines the command wrote (stdout and stderr)."""
+        if self._log is None or self._log.closed:
+            return []
+        self._log.seek(0)
+        data = self._log.read()
+        return data.decode(errors="replace").rstrip().splitlines()[-lines:]
+
+    def diagnostics(self) -> list[str]:
+        """What a failure report shows of the controller: its last requests and its last words."""
+        parts: list[str] = []
+        if self.server is not None:
+            requests = list(self.server.requests)[-DIAGNOSTIC_LINES:]
+            parts += [f"--- controller requests (last {len(requests)}) ---", *requests]
+        output = self.output_tail(DIAGNOSTIC_LINES)
+        parts += [f"--- controller output (last {len(output)} lines) ---", *output]
+        return parts
 
     # ------------------------------------------------------------------ the clock
     def _pause(self) -> None:

@@ -138,7 +138,6 @@ def test_a_remote_timer_falls_due_at_its_instant_on_the_served_quiescent_clock()
     own virtual instant, not at the cluster's next event far beyond it."""
     cluster = FakeCluster(seed=0)
     cluster.add_nodes(1)
-    cluster.client.create(make_pod("long"))  # the cluster's own events (the kubelet) reach well past 7.5 s
     with cluster.serve(clock="quiescent", quiet_ms=20) as server:
         session = RemoteSession(server.kubeconfig)
         fired: list[tuple[int, int]] = []
@@ -148,6 +147,9 @@ def test_a_remote_timer_falls_due_at_its_instant_on_the_served_quiescent_clock()
         driver = threading.Thread(target=session.run, daemon=True)
         driver.start()
         try:
+            server.wait_for(lambda: "GET /version" in server.requests, timeout=20)  # its first announcement
+            with cluster.lock:
+                cluster.client.create(make_pod("long"))  # the kubelet's events reach well past 7.5 s
             server.wait_for(lambda: fired, timeout=20)
         finally:
             session.stop()
