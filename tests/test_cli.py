@@ -78,14 +78,17 @@ def test_bad_flag_exits_2_without_traceback() -> None:
     assert result.stderr == "jobset-ref: invalid duration 'forever': use seconds (90), or units like 30s, 10m, 1h30m\n"
 
 
-def test_unknown_kind_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["validate", "simulate"])
+def test_a_kind_that_is_not_served_is_kubectls_error_and_exit_1(tmp_path: Path, command: str) -> None:
     doc = tmp_path / "w.yaml"
-    doc.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")
-    result = cli("validate", str(doc))
-    assert result.returncode == 2
+    doc.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: w\n")
+    result = cli(command, str(doc))
+    assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert result.stderr == ('jobset-ref: unknown kind "Widget" in version "example.com/v1" '
-                             "(apply its CustomResourceDefinition first)\n")
+    assert result.stderr.startswith(
+        f'error: resource mapping not found for name: "w" namespace: "" from "{doc}": no matches for kind '
+        '"Workflow" in version "argoproj.io/v1alpha1"\nensure CRDs are installed first\n')
+    assert "simulated" not in result.stdout
 
 
 def test_validate_prints_the_upstream_rejection_and_exits_1(tmp_path: Path) -> None:
