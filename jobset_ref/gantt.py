@@ -124,9 +124,9 @@ class GanttRecorder:
         self._node_ready: dict[str, str] = {}
         self._topology_keys: set[str] = set()
         client = cluster.runtime.shared_client("gantt")
-        self._watches = [client.watch("pods", self._on_pod),
-                         client.watch("jobsets.jobset.x-k8s.io", self._on_jobset),
-                         client.watch("nodes", self._on_node)]
+        self._watches = [client.watch("pods", self._on_pod), client.watch("nodes", self._on_node)]
+        if cluster.api.registry.by_key("jobsets.jobset.x-k8s.io") is not None:  # installed: JobSet conditions too
+            self._watches.append(client.watch("jobsets.jobset.x-k8s.io", self._on_jobset))
 
     def stop(self) -> None:
         for w in self._watches:
@@ -250,11 +250,12 @@ def _segments(life: PodLife, end: int) -> list[tuple[int, int, str]]:
 class _Row:
     label: str
     lives: list[PodLife]
+    tip: str = ""
 
 
 @dataclass
 class _Group:
-    title: str
+    title: str  # "" draws no header
     rows: list[_Row]
 
 
@@ -267,16 +268,19 @@ def _group_rows(chart: Chart) -> tuple[list[_Group], bool]:
     for name in sorted(by_group, key=_natural):
         rows = by_group[name]
         lives = [life for r in rows.values() for life in r]
-        pools = sorted({chart.pools.get(life.node, "") or life.node for life in lives if life.node}, key=_natural)
+        pooled = {chart.pools.get(life.node, "") for life in lives if life.node} - {""}
+        word = "pool" if pooled else "node"
+        pools = sorted(pooled or {life.node for life in lives if life.node}, key=_natural)
         attempts = sorted({life.attempt for life in lives if life.attempt}, key=_natural)
         title = f"Job {name}" + (f"  ·  {len(rows)} pods" if per_job else "")
         if pools:
             shown = ", ".join(pools[:4]) + (f" +{len(pools) - 4}" if len(pools) > 4 else "")
-            title += f"  ·  {'pool' if len(pools) == 1 else 'pools'} {shown}"
+            title += f"  ·  {word if len(pools) == 1 else word + 's'} {shown}"
         if attempts and attempts != ["0"]:
             title += f"  ·  restart attempts {attempts[0]}-{attempts[-1]}"
         if per_job:
-            groups.append(_Group(title, [_Row(name, lives)]))
+            label = name + (f" · {pools[0]}" if len(pools) == 1 else f" · {len(pools)} {word}s" if pools else "")
+            groups.append(_Group("", [_Row(label, lives, title)]))
         else:
             groups.append(_Group(title, [_Row(r, sorted(rows[r], key=lambda x: x.created))
                                          for r in sorted(rows, key=_natural)]))
@@ -319,7 +323,7 @@ def render_svg(chart: Chart) -> str:
         return f"{max((to_seconds(stop) - to_seconds(start)) * scale, 0.8):.2f}"
 
     n_rows = sum(len(g.rows) for g in groups)
-    height = TOP + len(groups) * GROUP_H + n_rows * ROW_H + BOTTOM
+    height = TOP + sum(GROUP_H for g in groups if g.title) + n_rows * ROW_H + BOTTOM
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
         f'font-family="DejaVu Sans, Arial, sans-serif" font-size="10">',
@@ -362,14 +366,16 @@ def render_svg(chart: Chart) -> str:
     # rows
     y = TOP
     for group in groups:
-        out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{GROUP_H}" fill="#eef1f5"/>'
-                   f'<text class="grp" x="6" y="{y + 13}">{html.escape(group.title)}</text>')
-        y += GROUP_H
+        if group.title:
+            out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{GROUP_H}" fill="#eef1f5"/>'
+                       f'<text class="grp" x="6" y="{y + 13}">{html.escape(group.title)}</text>')
+            y += GROUP_H
         for i, row in enumerate(group.rows):
             fill = "#ffffff" if i % 2 == 0 else "#f7f7f7"
             out.append(f'<g class="podrow" data-row="{html.escape(row.label)}">'
                        f'<rect class="row" x="0" y="{y}" width="{WIDTH}" height="{ROW_H}" fill="{fill}"/>'
-                       f'<text class="lbl" x="14" y="{y + ROW_H - 2}">{html.escape(_short(row.label))}</text>')
+                       f'<text class="lbl" x="14" y="{y + ROW_H - 2}">{html.escape(_short(row.label))}'
+                       + (f'<title>{html.escape(row.tip)}</title>' if row.tip else "") + "</text>")
             segments = (_majority_segments(row.lives, chart.end) if per_job
                         else [s for life in row.lives for s in _segments(life, chart.end)])
             for start, stop, state in segments:
