@@ -62,6 +62,11 @@ def _restart_count(pod: dict[str, Any]) -> int:
     return sum(int(c.get("restartCount") or 0) for c in (pod.get("status") or {}).get("containerStatuses") or [])
 
 
+def _per_job(counts: Any) -> str:
+    """``jobRestarts`` (one count per Job index) as ``1`` or ``1,0,2``."""
+    return ",".join(str(n) for n in counts) if isinstance(counts, list) else str(counts)
+
+
 def _pod_state(pod: dict[str, Any], previous: str | None = None) -> str:
     status = pod.get("status") or {}
     phase = status.get("phase", "Pending")
@@ -153,8 +158,8 @@ class Timeline:
         for rjob in (obj.get("status") or {}).get("replicatedJobsStatus") or []:
             if rjob.get("jobRestarts") and rjob.get("jobRestarts") != before.get(rjob.get("name")):
                 counted = rjob.get("jobRestartsCountTowardsMax")
-                self._add("JobSet", _ref(obj), f"replicatedJob {rjob.get('name')} jobRestarts={rjob['jobRestarts']}"
-                          + (f" (counting towards maxRestarts: {counted})" if counted else ""))
+                self._add("JobSet", _ref(obj), f"replicatedJob {rjob.get('name')} jobRestarts={_per_job(rjob['jobRestarts'])}"
+                          + (f" (counting towards maxRestarts: {_per_job(counted)})" if counted else ""))
         if bool((obj.get("spec") or {}).get("suspend")) != bool(((old or {}).get("spec") or {}).get("suspend")) \
                 and old is not None:
             self._add("JobSet", _ref(obj), "suspend=" + str(bool(obj["spec"].get("suspend"))).lower())

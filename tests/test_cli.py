@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,202 @@ def test_simulate_json_with_a_failure_restarts_and_is_deterministic() -> None:
     assert ("JobSet", "restarts=1") in whats
     assert ("Job", "created (restart-attempt 1)") in whats
     assert whats[-1] == ("JobSet", "Completed=True (AllJobsCompleted: jobset completed successfully)")
+
+
+# ---------------------------------------------------------------------------- the explorer (in process)
+
+from jobset_ref.cli import EXIT_EXPECTATION, EXIT_WHAT_IF, main  # noqa: E402
+from jobset_ref.cli.nodes import plan_nodes  # noqa: E402
+
+TPU = ROOT / "examples" / "tpu-multislice.yaml"
+SMALL = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+spec:
+  failurePolicy:
+    maxRestarts: 0
+  replicatedJobs:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        backoffLimit: 0
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+"""
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    path = tmp_path / "js.yaml"
+    path.write_text(SMALL)
+    return path
+
+
+def test_a_misspelled_field_is_rejected_by_default_as_kubectl_does(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(SMALL.replace("maxRestarts", "maxRestart"))
+    message = ('Error from server (BadRequest): error when creating "js" (JobSet): JobSet in version "v1alpha2" '
+               'cannot be handled as a JobSet: strict decoding error: unknown field "spec.failurePolicy.maxRestart"\n')
+    assert run_cli(capsys, "validate", str(typo)) == (1, message, "")
+    code, out, err = run_cli(capsys, "simulate", str(typo))
+    assert (code, out) == (1, "")
+    assert err == message + "jobset-ref: 1 object(s) rejected: nothing simulated\n"
+    code, out, err = run_cli(capsys, "validate", str(typo), "--validate", "warn")
+    assert (code, out, err) == (0, "jobset.jobset.x-k8s.io/js created (dry run)\n",
+                                'Warning: unknown field "spec.failurePolicy.maxRestart"\n')
+    assert run_cli(capsys, "validate", str(typo), "--validate=false")[0] == 0
+
+
+def test_validate_output_yaml_is_the_object_after_defaulting(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    code, out, _ = run_cli(capsys, "validate", str(small), "-o", "yaml")
+    assert code == 0
+    obj = yaml.safe_load(out)
+    assert obj["spec"]["failurePolicy"]["restartStrategy"] == "Recreate"  # a default the webhook filled in
+    assert obj["spec"]["network"]["enableDNSHostnames"] is True
+    assert obj["metadata"]["uid"]
+
+
+def test_manifests_from_stdin(small: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(small.read_text()))
+    assert run_cli(capsys, "validate", "-") == (0, "jobset.jobset.x-k8s.io/js created (dry run)\n", "")
+
+
+def test_a_disabled_feature_gate_says_how_to_enable_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "gate.yaml"
+    doc.write_text(SMALL.replace("    maxRestarts: 0\n", "    maxRestarts: 0\n    rules:\n    - action: RestartJob\n"))
+    code, out, _ = run_cli(capsys, "validate", str(doc))
+    assert code == 1
+    assert "RestartJob feature gate is disabled" in out
+    assert out.endswith("hint: enable the RestartJob feature gate with --feature-gates RestartJob=true\n")
+    assert run_cli(capsys, "validate", str(doc), "--feature-gates", "RestartJob=true")[0] == 0
+
+
+def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2h")
+    assert code == EXIT_WHAT_IF
+    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
+    assert "Completed=True" in out  # what happened before is still shown
+
+
+def test_expect_judges_the_terminal_state(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-1@10s", "--expect", "Completed")
+    assert code == EXIT_EXPECTATION
+    assert "# JobSet js: Failed (ReachedMaxRestarts: " in out
+    assert err.endswith("jobset-ref: --expect Completed: JobSet js is Failed at t=12s\n")
+    assert run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-1@10s", "--expect", "Failed")[0] == 0
+
+
+def test_at_plays_any_timeline_step(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "--show", "jobsets",
+                           "--at", "10s", "suspend: js", "--at", "2m", "resume: js")
+    assert code == 0
+    assert "00:00:10.000  JobSet  default/js  Suspended=True (SuspendedJobs: jobset is suspended)" in out
+    assert "00:02:00.000  JobSet  default/js  Suspended=False (ResumeJobs: jobset is resumed)" in out
+    assert "$ kubectl get jobs\n" not in out
+    code, _, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "explode: js")
+    assert code == 2 and "unknown key(s) 'explode'" in err
+
+
+def test_run_after_finish_shows_the_ttl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "ttl.yaml"
+    doc.write_text(SMALL.replace("spec:\n  failurePolicy", "spec:\n  ttlSecondsAfterFinished: 30\n  failurePolicy", 1))
+    code, out, _ = run_cli(capsys, "simulate", str(doc), "--until", "5m", "--run-after-finish")
+    assert code == 0
+    assert "00:01:32.000  JobSet  default/js  deleted" in out
+    assert "simulated 300s" in out
+
+
+def test_json_holds_every_shown_object_and_the_history(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "-o", "json", "--follow", "pod/js-w-0-1")
+    assert code == 0
+    data = json.loads(out)
+    assert sorted(data["objects"]) == ["jobs", "jobsets", "pods", "services"]
+    pod = data["objects"]["pods"][0]
+    assert pod["spec"]["hostname"] == "js-w-0-0" and pod["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-name"] == "js"
+    assert "managedFields" not in pod["metadata"]
+    history = data["history"]["pod/js-w-0-1"]
+    assert history[0]["type"] == "ADDED" and "  spec.hostname: 'js-w-0-1'" in history[0]["changes"]
+    assert any("~ status.phase: 'Running' -> 'Succeeded'" in h["changes"] for h in history)
+
+
+def test_follow_and_wide_show_labels_hostnames_and_selectors(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "-o", "wide", "--follow", "job/js-w-0")
+    assert code == 0
+    assert "# history of job/js-w-0 (1 object(s)" in out
+    assert "  metadata.labels.jobset.sigs.k8s.io/replicatedjob-name: 'w'" in out
+    assert "$ kubectl get pods -o wide --show-labels" in out
+    assert "HOSTNAME" in out and "js-w-0-0.js" in out
+
+
+def test_a_scenario_file_is_simulated_with_its_own_timeline(capsys: pytest.CaptureFixture[str]) -> None:
+    from jobset_ref.conformance.scenario import SCENARIOS_DIR
+
+    scenario = SCENARIOS_DIR / "examples" / "failure-policy-restartjob-action.yaml"
+    code, out, _ = run_cli(capsys, "simulate", str(scenario), "--show", "jobsets")
+    assert code == 0
+    assert "Job     default/js-rj-worker-0  created (restart-attempt 0, job-restart-attempt 1)" in out
+    assert "JobSet  default/js  replicatedJob rj-worker jobRestarts=1 (counting towards maxRestarts: 1)" in out
+    assert "Failed=True (ReachedMaxRestarts" in out
+
+
+def test_nodes_n_with_exclusive_placement_makes_distinct_domains(capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    doc = yaml.safe_load(TPU.read_text())
+    nodes, note = plan_nodes([doc], 8)
+    assert [n["labels"]["cloud.google.com/gke-nodepool"] for n in nodes] == [f"pool-{i // 2}" for i in range(8)]
+    assert note is not None and "4 topology domain(s)" in note
+    nodes, note = plan_nodes([doc], 4)
+    assert note is not None and "only 2 Job(s) can run at a time" in note
+    code, out, err = run_cli(capsys, "simulate", str(TPU), "--nodes", "8", "--show", "jobsets")
+    assert code == 0 and "--nodes 8: 4 topology domain(s)" in err
+    assert "00:10:02.010  JobSet  default/tpu-multislice  Completed=True" in out  # the slices ran side by side
+
+
+def test_gantt_is_written(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chart = tmp_path / "run.svg"
+    code, _, err = run_cli(capsys, "simulate", str(small), "--gantt", str(chart))
+    assert code == 0 and f"wrote {chart}" in err
+    assert chart.read_text().startswith("<svg ")
+    code, _, err = run_cli(capsys, "simulate", str(small), "--gantt", str(tmp_path / "run.png"))
+    assert code == 2 and ".html or .svg" in err
+
+
+def test_version_bare_command_and_python_m_jobset_ref(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and re.fullmatch(r"jobset-ref \S+\n", out)
+    code, out, _ = run_cli(capsys)
+    assert code == 2 and out.startswith("usage: jobset-ref") and "simulate" in out
+    result = subprocess.run([sys.executable, "-m", "jobset_ref", "--version"], cwd=ROOT, capture_output=True,
+                            text=True, check=False, timeout=60)
+    assert (result.returncode, result.stdout) == (0, out.split("\n")[0] and result.stdout)
+    assert result.stdout.startswith("jobset-ref ")
+
+
+def test_every_option_has_help_text() -> None:
+    import argparse
+
+    from jobset_ref.cli import _build_parser
+
+    parser = _build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {'/'.join(action.option_strings) or action.dest}"
+               for name, command in sub.choices.items() for action in command._actions
+               if not action.help and not isinstance(action, argparse._HelpAction)]
+    assert missing == []
