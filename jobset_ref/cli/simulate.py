@@ -36,13 +36,13 @@ from jobset_ref.cli.common import (
     warning_lines,
 )
 from jobset_ref.cli.nodes import default_nodes, load_nodes_file, plan_nodes
+from jobset_ref.run_time import DEFAULT_RUN_SECONDS
 
 __all__ = ["EXPECT_CHOICES", "SHOW_KINDS", "add_parser", "run"]
 
 SHOW_KINDS = ("jobsets", "jobs", "pods", "services")
 EXPECT_CHOICES = ("any", "Completed", "Failed")
 JOBSETS = "jobsets.jobset.x-k8s.io"
-DEFAULT_RUN_SECONDS = 60.0
 
 EXIT_CODES_HELP = """exit codes:
   0  the run went as asked (and --expect held)
