@@ -238,6 +238,7 @@ def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.Capture
     assert code == EXIT_WHAT_IF
     assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
     assert "Completed=True" in out  # what happened before is still shown
+    assert "every JobSet had already finished (the last at t=62s): pick an earlier time" in err
 
 
 def test_expect_judges_the_terminal_state(small: Path, capsys: pytest.CaptureFixture[str]) -> None:

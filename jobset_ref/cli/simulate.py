@@ -222,6 +222,16 @@ def _finished(cluster: Any) -> bool:
     return bool(jobsets) and all((js.get("status") or {}).get("terminalState") for js in jobsets)
 
 
+def _finished_at(cluster: Any) -> float:
+    """When the last JobSet reached its terminal state (virtual seconds)."""
+    from fakekube.clock import parse_time, to_seconds
+
+    times = [parse_time(c["lastTransitionTime"]) for js in cluster.list(JOBSETS)
+             for c in (js.get("status") or {}).get("conditions") or []
+             if c.get("type") == (js.get("status") or {}).get("terminalState") and c.get("lastTransitionTime")]
+    return to_seconds(max(times)) if times else cluster.elapsed
+
+
 def _run_until(cluster: Any, until: float, progress: bool, *, stop_when_finished: bool) -> None:
     """Advance in steps (stopping as soon as every JobSet is finished, if asked); progress on stderr."""
     from fakekube import SimulationError
@@ -312,8 +322,10 @@ def run(args: argparse.Namespace) -> int:
                 _run_until(cluster, sim.until if sim.until is not None else 3600.0, progress,
                            stop_when_finished=not args.run_after_finish)
         except ExpectationFailed as failed:
-            problems.append(_headline(failed))
             status = EXIT_REJECTED if "rejected" in failed.headline else EXIT_WHAT_IF
+            late = status == EXIT_WHAT_IF and _finished(cluster)
+            problems.append(_headline(failed) + (f"\n  every JobSet had already finished (the last at "
+                                                 f"t={_finished_at(cluster):g}s): pick an earlier time" if late else ""))
         except ScenarioError as err:
             raise CliError(str(err)) from None
     cluster.run_until_idle()  # deliver what the last instant wrote before reading the timeline
@@ -382,7 +394,8 @@ def _print(args: argparse.Namespace, sim: _Simulation, timeline: Any, show: list
 
             print(yaml.safe_dump(result, sort_keys=True, default_flow_style=False), end="")
         return
-    print(f"# {len(sim.sources) or 'scenario'} object(s), {len(cluster.list('nodes'))} node(s), seed {cluster.seed}; "
+    what = f"scenario {args.manifests[0]}" if sim.scenario_file else f"{len(sim.sources)} object(s)"
+    print(f"# {what}, {len(cluster.list('nodes'))} node(s), seed {cluster.seed}; "
           f"simulated {cluster.elapsed:g}s of virtual time")
     print("\n".join(timeline.lines()))
     for js in jobsets:
