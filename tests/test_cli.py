@@ -273,7 +273,7 @@ def test_json_holds_every_shown_object_and_the_history(small: Path, capsys: pyte
     code, out, _ = run_cli(capsys, "simulate", str(small), "-o", "json", "--follow", "pod/js-w-0-1")
     assert code == 0
     data = json.loads(out)
-    assert sorted(data["objects"]) == ["jobs", "jobsets", "pods", "services"]
+    assert sorted(data["objects"]) == ["events", "jobs", "jobsets", "nodes", "pods", "services"]
     pod = data["objects"]["pods"][0]
     assert pod["spec"]["hostname"] == "js-w-0-0" and pod["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-name"] == "js"
     assert "managedFields" not in pod["metadata"]
@@ -300,6 +300,7 @@ def test_a_scenario_file_is_simulated_with_its_own_timeline(capsys: pytest.Captu
     assert "Job     default/js-rj-worker-0  created (restart-attempt 0, job-restart-attempt 1)" in out
     assert "JobSet  default/js  replicatedJob rj-worker jobRestarts=1 (counting towards maxRestarts: 1)" in out
     assert "Failed=True (ReachedMaxRestarts" in out
+    assert "), restarts 0, single-Job restarts 2\n" in out
 
 
 def test_nodes_n_with_exclusive_placement_makes_distinct_domains(capsys: pytest.CaptureFixture[str]) -> None:

@@ -95,9 +95,9 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("-o", "--output", choices=("text", "wide", "json", "yaml"), default="text",
                      help="text (default): timeline and tables; wide: wider tables (labels, hostnames, images); "
                           "json/yaml: everything (timeline, every shown object whole, JobSet status)")
-    sim.add_argument("--show", default=",".join(SHOW_KINDS), metavar="KINDS",
-                     help=f"which kinds the tables or objects show (default {','.join(SHOW_KINDS)}; "
-                          "also nodes, events, configmaps...)")
+    sim.add_argument("--show", default=None, metavar="KINDS",
+                     help=f"which kinds the tables or objects show (default {','.join(SHOW_KINDS)}, and for "
+                          "-o json|yaml also nodes,events; any served kind: configmaps, endpointslices...)")
     sim.add_argument("--follow", action="append", default=[], metavar="KIND/NAME",
                      help="print the history of an object (every change, as a diff): pod/NAME (a pod name, its "
                           "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME")
@@ -256,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
     from jobset_ref.conformance.scenario import ExpectationFailed, ScenarioError
     from jobset_ref.timeline import Timeline
 
-    show = [k.strip() for k in args.show.split(",") if k.strip()]
+    default_show = [*SHOW_KINDS, "nodes", "events"] if args.output in ("json", "yaml") else list(SHOW_KINDS)
+    show = [k.strip() for k in args.show.split(",") if k.strip()] if args.show is not None else default_show
     sim = _Simulation(args)
     sim.setup()
     cluster = sim.cluster
@@ -367,8 +368,9 @@ def _outcome(js: dict[str, Any]) -> str:
     cond = next((c for c in status.get("conditions") or [] if c.get("type") == state and c.get("status") == "True"),
                 {})
     why = ": ".join(x for x in (cond.get("reason"), cond.get("message")) if x)
+    job_restarts = sum(sum(r.get("jobRestarts") or []) for r in status.get("replicatedJobsStatus") or [])
     return f"JobSet {js['metadata']['name']}: {state}" + (f" ({why})" if why else "") + \
-        f", restarts {status.get('restarts', 0)}"
+        f", restarts {status.get('restarts', 0)}" + (f", single-Job restarts {job_restarts}" if job_restarts else "")
 
 
 def _print(args: argparse.Namespace, sim: _Simulation, timeline: Any, show: list[str], followers: list[Any],
