@@ -1,6 +1,6 @@
 """A readable timeline of what happened to JobSets and their children, for people and the CLI.
 
-A ``Timeline`` watches JobSets, Jobs, Pods, Services and Events (the stored objects, read only) and
+A ``Timeline`` watches JobSets, Jobs, Pods, Services, Nodes and Events (the stored objects, read only) and
 turns changes into one line each: created/deleted objects, condition changes with reasons,
 restarts, and pod transitions aggregated per Job and instant ("4 pods Running"), so a
 12,800-pod JobSet still reads in a screenful.
@@ -9,7 +9,9 @@ Causes are spelled out: a container that exits and restarts in place (``restartP
 OnFailure``) is one line with its exit code and restart count, not a phase change; a pod that
 ends while being deleted is "Stopped after deletion" (its exit code is the kill's, 137/143), not a
 failure; Jobs carry their restart-attempt and job-restart-attempt labels, JobSets their
-per-replicatedJob ``jobRestarts``; a pod create an admission webhook denied names the webhook.
+per-replicatedJob ``jobRestarts``; a pod create an admission webhook denied names the webhook; a
+pod that cannot be scheduled says why (``Pending (Unschedulable: ...)``); a node going NotReady
+is a line of its own.
 """
 
 from __future__ import annotations
@@ -73,7 +75,13 @@ def _pod_state(pod: dict[str, Any], previous: str | None = None) -> str:
     if pod["metadata"].get("deletionTimestamp") and phase not in ("Succeeded", "Failed"):
         return "Terminating"
     if phase == "Pending":
-        return "Scheduled" if (pod.get("spec") or {}).get("nodeName") else "Pending"
+        if (pod.get("spec") or {}).get("nodeName"):
+            return "Scheduled"
+        unscheduled = _conditions(pod).get("PodScheduled", {})
+        if unscheduled.get("status") == "False" and unscheduled.get("reason"):
+            why = ": ".join(x for x in (unscheduled.get("reason"), unscheduled.get("message")) if x)
+            return f"Pending ({why})"
+        return "Pending"
     if phase == "Running":
         ready = _conditions(pod).get("Ready", {}).get("status") == "True"
         return "Ready" if ready else "Running"
@@ -103,6 +111,7 @@ class Timeline:
             client.watch("services", self._on_service),
             client.watch("pods", self._on_pod),
             client.watch("events", self._on_event),
+            client.watch("nodes", self._on_node),
         ]
         self._old: dict[tuple[str, str, str], dict[str, Any]] = {}
 
@@ -184,6 +193,11 @@ class Timeline:
         elif obj["metadata"].get("deletionTimestamp") and not (old or {}).get("metadata", {}).get("deletionTimestamp"):
             self._add("Job", _ref(obj), "deleting")
         self._condition_changes("Job", obj, old, ("Complete", "Failed", "Suspended"))
+
+    def _on_node(self, event: WatchEvent) -> None:
+        old = self._previous("Node", event)
+        if event.type == "MODIFIED" and old is not None:  # nodes going NotReady (or back), not their creation
+            self._condition_changes("Node", event.object, old, ("Ready",))
 
     def _on_service(self, event: WatchEvent) -> None:
         if event.type in ("ADDED", "DELETED"):

@@ -348,3 +348,16 @@ def test_every_option_has_help_text() -> None:
                for name, command in sub.choices.items() for action in command._actions
                if not action.help and not isinstance(action, argparse._HelpAction)]
     assert missing == []
+
+
+def test_the_timeline_says_why_a_node_loss_leaves_a_pod_pending(capsys: pytest.CaptureFixture[str]) -> None:
+    """Exclusive placement after a node loss: the restarted slice that lands on the broken pool
+    cannot place its second pod; the timeline names the node and the scheduler's reason."""
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "node/pool-1-node-0@2m", "--until", "5m",
+                           "--show", "jobsets", "--expect", "Completed")
+    assert code == EXIT_EXPECTATION
+    assert ("00:02:00.000  Node    pool-1-node-0  Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node "
+            "status.)") in out
+    assert re.search(r"pod tpu-multislice-slice-3-1-\w+ Pending \(Unschedulable: 0/8 nodes are available: .*"
+                     r"node\(s\) had untolerated taint \{node.kubernetes.io/unreachable: \}", out)
+    assert "# JobSet tpu-multislice: not finished (restarts 1)" in out
