@@ -252,9 +252,12 @@ class Timeline:
         message = str(ev.get("message") or "")
         denied = _DENIED.search(message)
         if denied is not None:
-            what = "pod create" if ev.get("reason") == "FailedCreate" else str(ev.get("reason"))
-            self._add(io.get("kind", "Event"), name, f"{what.lower()} denied by admission webhook "
-                      f"\"{denied.group(1)}\": {denied.group(2)} (event {ev.get('reason')}; the controller retries)")
+            webhook = f'denied by admission webhook "{denied.group(1)}": {denied.group(2)}'
+            if ev.get("reason") == "FailedCreate":  # the Job controller's pod creates
+                what = f"pod create {webhook} (event FailedCreate; the Job controller retries)"
+            else:
+                what = f"event Warning {ev.get('reason')}: {webhook}"
+            self._add(io.get("kind", "Event"), name, what)
             return
         self._add(io.get("kind", "Event"), name, f"event Warning {ev.get('reason')}: {message}")
 

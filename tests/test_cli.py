@@ -361,3 +361,17 @@ def test_the_timeline_says_why_a_node_loss_leaves_a_pod_pending(capsys: pytest.C
     assert re.search(r"pod tpu-multislice-slice-3-1-\w+ Pending \(Unschedulable: 0/8 nodes are available: .*"
                      r"node\(s\) had untolerated taint \{node.kubernetes.io/unreachable: \}", out)
     assert "# JobSet tpu-multislice: not finished (restarts 1)" in out
+
+
+def test_a_webhook_denied_pod_create_names_the_webhook(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--show", "jobsets")
+    assert code == 0
+    assert ('00:00:00.000  Job     default/tpu-multislice-slice-0  pod create denied by admission webhook '
+            '"vpod.kb.io": follower pod node selector for topology domain not found. missing selector: '
+            'cloud.google.com/gke-nodepool (event FailedCreate; the Job controller retries)\n') in out
+
+
+def test_an_unknown_feature_gate_is_a_usage_error(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "simulate", str(small), "--feature-gates", "Foo=true")
+    assert code == 2
+    assert err.startswith("jobset-ref: --feature-gates: unknown JobSet feature gate 'Foo'; known gates: ")

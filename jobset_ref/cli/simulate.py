@@ -214,7 +214,10 @@ class _Simulation:
         try:
             self.run.setup()
         except ScenarioError as err:
-            raise CliError(str(err)) from None
+            text = str(err)
+            if not self.scenario_file:  # the CLI's options, not a scenario file, set the cluster up
+                text = text.replace(f"{self.scenario.path}: cluster.featureGates: ", "--feature-gates: ")
+            raise CliError(text) from None
 
 
 def _finished(cluster: Any) -> bool:
