@@ -338,6 +338,10 @@ def render_svg(chart: Chart) -> str:
                                  f"takes its predecessor's row)")
     out.append(f'<text x="10" y="18" font-size="14" font-weight="bold">{html.escape(title)}</text>')
     out.append(f'<text x="10" y="34" fill="#555">{rows_what}; virtual time 0-{_clock(end_s)}</text>')
+    causes = _causes(chart)
+    if causes:
+        out.append(f'<text class="causes" x="{WIDTH - 10}" y="18" text-anchor="end" fill="{COLOURS["Failed"]}">'
+                   f'{html.escape(causes)}</text>')
     # legend
     lx = 10
     for state in (*_LIVE_STATES,):
@@ -423,6 +427,18 @@ def render_svg(chart: Chart) -> str:
                f'(h:mm:ss); hover a bar or marker for details</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _causes(chart: Chart, limit: int = 3) -> str:
+    """The first failures and in-place restarts (what set things in motion), for the header."""
+    found = sorted([(life.outcome[0], f"{life.row} failed at {_clock(to_seconds(life.outcome[0]))}")
+                    for life in chart.pods if life.outcome is not None and life.outcome[1] == "Failed"]
+                   + [(when, f"{life.row} restarted in place at {_clock(to_seconds(when))}")
+                      for life in chart.pods for when in life.restarts])
+    if not found:
+        return ""
+    more = f" (+{len(found) - limit} more)" if len(found) > limit else ""
+    return "first failures: " + "; ".join(text for _, text in found[:limit]) + more
 
 
 def _cross(cx: float, cy: float, r: float) -> str:

@@ -118,3 +118,9 @@ def test_html_wraps_the_svg_and_paths_are_checked(tmp_path: Any) -> None:
         check_path("chart.png")
     recorder.write(str(tmp_path / "x.svg"))
     ET.parse(tmp_path / "x.svg")
+
+
+def test_the_header_names_the_first_failures() -> None:
+    root = ET.fromstring(_run())
+    causes = next(t.text for t in root.iter(f"{SVG}text") if t.get("class") == "causes")
+    assert causes == "first failures: js-slice-1-0 failed at 0:30"
