@@ -112,7 +112,7 @@ spec:
 """)
     result = cli("validate", str(doc))
     assert result.returncode == 1
-    assert result.stdout.startswith('Error from server (Invalid): error when creating "js" (JobSet): '
+    assert result.stdout.startswith(f'Error from server (Invalid): error when creating "{doc}": '
                                     'admission webhook "vjobset.kb.io" denied the request: ')
     assert "missing" in result.stdout
 
@@ -193,7 +193,7 @@ def test_a_misspelled_field_is_rejected_by_default_as_kubectl_does(tmp_path: Pat
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     typo = tmp_path / "typo.yaml"
     typo.write_text(SMALL.replace("maxRestarts", "maxRestart"))
-    message = ('Error from server (BadRequest): error when creating "js" (JobSet): JobSet in version "v1alpha2" '
+    message = (f'Error from server (BadRequest): error when creating "{typo}": JobSet in version "v1alpha2" '
                'cannot be handled as a JobSet: strict decoding error: unknown field "spec.failurePolicy.maxRestart"\n')
     assert run_cli(capsys, "validate", str(typo)) == (1, message, "")
     code, out, err = run_cli(capsys, "simulate", str(typo))

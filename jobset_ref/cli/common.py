@@ -16,7 +16,6 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_WHAT_IF",
     "CliError",
-    "doc_ref",
     "load_manifests",
     "parse_duration",
     "parse_fault",
@@ -126,11 +125,6 @@ def load_manifests(paths: Sequence[str]) -> list[dict[str, Any]]:
     return docs
 
 
-def doc_ref(doc: dict[str, Any]) -> str:
-    meta = doc.get("metadata") or {}
-    return f'"{meta.get("name") or meta.get("generateName") or "?"}" ({doc.get("kind")})'
-
-
 def load_sources(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
     """``(path, document)`` for every document of the given files, in order (``-``: stdin)."""
     out: list[tuple[str, dict[str, Any]]] = []
@@ -162,7 +156,7 @@ def unmapped(cluster: Any, sources: Sequence[tuple[str, dict[str, Any]]]) -> lis
         except (ApiError, UsageError):
             meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
             errors.append(f'error: resource mapping not found for name: "{meta.get("name", "")}" namespace: '
-                          f'"{meta.get("namespace", "")}" from "{path}": no matches for kind "{doc["kind"]}" in '
+                          f'"{meta.get("namespace", "")}" from "{"STDIN" if path == "-" else path}": no matches for kind "{doc["kind"]}" in '
                           f'version "{doc["apiVersion"]}"\nensure CRDs are installed first')
     return errors
 
@@ -177,8 +171,9 @@ def gate_hints(message: str) -> list[str]:
 
 
 def rejection(path: str, doc: dict[str, Any], err: Any) -> str:
-    """A rejected create as kubectl prints it (plus how to enable a disabled feature gate)."""
-    line = f"Error from server ({err.reason}): error when creating {doc_ref(doc)}: {err.message}"
+    """A rejected create as kubectl prints it, naming the file (plus how to enable a disabled feature gate)."""
+    source = "STDIN" if path == "-" else path
+    line = f'Error from server ({err.reason}): error when creating "{source}": {err.message}'
     return "\n".join([line, *gate_hints(str(err.message))])
 
 
