@@ -120,7 +120,7 @@ spec:
 def test_validate_accepts_a_good_manifest() -> None:
     result = cli("validate", str(PYTORCH))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "jobset.jobset.x-k8s.io/pytorch created (dry run)\n"
+    assert result.stdout == "jobset.jobset.x-k8s.io/pytorch created (server dry run)\n"
 
 
 def test_simulate_prints_timeline_and_tables() -> None:
@@ -200,7 +200,7 @@ def test_a_misspelled_field_is_rejected_by_default_as_kubectl_does(tmp_path: Pat
     assert (code, out) == (1, "")
     assert err == message + "jobset-ref: 1 object(s) rejected: nothing simulated\n"
     code, out, err = run_cli(capsys, "validate", str(typo), "--validate", "warn")
-    assert (code, out, err) == (0, "jobset.jobset.x-k8s.io/js created (dry run)\n",
+    assert (code, out, err) == (0, "jobset.jobset.x-k8s.io/js created (server dry run)\n",
                                 'Warning: unknown field "spec.failurePolicy.maxRestart"\n')
     assert run_cli(capsys, "validate", str(typo), "--validate=false")[0] == 0
 
@@ -220,7 +220,7 @@ def test_manifests_from_stdin(small: Path, capsys: pytest.CaptureFixture[str], m
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(small.read_text()))
-    assert run_cli(capsys, "validate", "-") == (0, "jobset.jobset.x-k8s.io/js created (dry run)\n", "")
+    assert run_cli(capsys, "validate", "-") == (0, "jobset.jobset.x-k8s.io/js created (server dry run)\n", "")
 
 
 def test_a_disabled_feature_gate_says_how_to_enable_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

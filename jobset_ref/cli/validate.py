@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             kind = doc["kind"].lower()
             group = doc["apiVersion"].split("/")[0] if "/" in doc["apiVersion"] else ""
             name = obj["metadata"].get("name", "")
-            print(f"{kind}.{group}/{name} created (dry run)" if group else f"{kind}/{name} created (dry run)")
+            print(f"{kind}.{group}/{name} created (server dry run)" if group else f"{kind}/{name} created (server dry run)")
     if args.output == "json":
         print(json.dumps(admitted[0] if len(admitted) == 1 else {"apiVersion": "v1", "kind": "List",
                                                                   "items": admitted}, indent=4))
