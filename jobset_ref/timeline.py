@@ -192,6 +192,12 @@ class Timeline:
             return
         elif obj["metadata"].get("deletionTimestamp") and not (old or {}).get("metadata", {}).get("deletionTimestamp"):
             self._add("Job", _ref(obj), "deleting")
+        elif old is not None:
+            before, after = old.get("spec") or {}, obj.get("spec") or {}
+            scaled = [f"{f} {before.get(f)}→{after.get(f)}" for f in ("parallelism", "completions")
+                      if before.get(f) != after.get(f)]
+            if scaled:
+                self._add("Job", _ref(obj), "scaled: " + ", ".join(scaled))
         self._condition_changes("Job", obj, old, ("Complete", "Failed", "Suspended"))
 
     def _on_node(self, event: WatchEvent) -> None:

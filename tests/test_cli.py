@@ -375,3 +375,17 @@ def test_an_unknown_feature_gate_is_a_usage_error(small: Path, capsys: pytest.Ca
     code, _, err = run_cli(capsys, "simulate", str(small), "--feature-gates", "Foo=true")
     assert code == 2
     assert err.startswith("jobset-ref: --feature-gates: unknown JobSet feature gate 'Foo'; known gates: ")
+
+
+def test_scaling_an_elastic_jobset_at_a_chosen_time(capsys: pytest.CaptureFixture[str]) -> None:
+    scale = ("patch: {kind: JobSet, name: trainer, type: json, patch: ["
+             "{op: replace, path: /spec/replicatedJobs/0/template/spec/parallelism, value: 3}, "
+             "{op: replace, path: /spec/replicatedJobs/0/template/spec/completions, value: 3}]}")
+    trainer = str(ROOT / "examples" / "trainer.yaml")
+    code, out, _ = run_cli(capsys, "simulate", trainer, "--feature-gates", "ElasticJobSet=true", "--at", "30s", scale)
+    assert code == 0
+    assert "00:00:30.000  Job     default/trainer-workers-0  scaled: parallelism 2→3, completions 2→3" in out
+    assert "trainer-workers-0   Complete   3/3" in out
+    code, out, err = run_cli(capsys, "simulate", trainer, "--at", "30s", scale)  # the gate is off by default
+    assert code == 1
+    assert 'jobset-ref: patch JobSet trainer was rejected\n  HTTP 422 Invalid: admission webhook "vjobset.kb.io"' in err

@@ -360,6 +360,7 @@ def run(args: argparse.Namespace) -> int:
 def _headline(failed: Any) -> str:
     """An interpreter failure without its trace context: headline and mismatches."""
     headline = failed.headline.split(": ", 1)[1] if failed.headline.startswith("simulate: ") else failed.headline
+    headline = headline.replace(" was rejected unexpectedly", " was rejected")
     return "\n".join([headline, *(f"  {m}" for m in failed.mismatches)])
 
 
