@@ -389,3 +389,15 @@ def test_scaling_an_elastic_jobset_at_a_chosen_time(capsys: pytest.CaptureFixtur
     code, out, err = run_cli(capsys, "simulate", trainer, "--at", "30s", scale)  # the gate is off by default
     assert code == 1
     assert 'jobset-ref: patch JobSet trainer was rejected\n  HTTP 422 Invalid: admission webhook "vjobset.kb.io"' in err
+
+
+def test_an_in_place_restart_and_a_deleted_pod_are_not_failures(capsys: pytest.CaptureFixture[str]) -> None:
+    """tpu-multislice pods are OnFailure with backoffLimit 0: the container restarts in place, which
+    fails the Job; the JobSet restart then deletes every pod (killed: exit 137/143)."""
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "tpu-multislice-slice-1-0@2m:1", "--show", "jobsets")
+    assert code == 0
+    assert re.search(r"00:02:00.000  Pods    default/tpu-multislice-slice-1  pod tpu-multislice-slice-1-0-\w+ "
+                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\)\n", out)
+    assert re.search(r"pod tpu-multislice-slice-1-0-\w+ Stopped after deletion \(exit 137\)\n", out)
+    assert "Failed (exit" not in out
+    assert "# JobSet tpu-multislice: Completed (AllJobsCompleted: jobset completed successfully), restarts 1" in out
