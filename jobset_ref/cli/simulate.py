@@ -57,27 +57,26 @@ EXIT_CODES_HELP = """exit codes:
 def add_parser(sub: Any) -> None:
     sim = sub.add_parser(
         "simulate", help="apply manifests to a simulated cluster and print what happens",
-        description="Apply manifests (or one conformance scenario file) to a fresh simulated cluster with the "
-                    "reference JobSet controller, play what-if actions at virtual times, and print a timeline, "
-                    "the final state and tables. The run stops when every JobSet has finished "
-                    "(or at --until).",
+        description="Apply manifests (or one conformance scenario file) to a fresh simulated cluster with the\n"
+                    "reference JobSet controller, play what-if actions at virtual times, and print a timeline,\n"
+                    "the final state and tables. The run stops when every JobSet has finished (or at --until).",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sim.add_argument("manifests", nargs="+", metavar="MANIFEST",
                      help="YAML files (- for stdin), or one conformance scenario file (with timeline:)")
-    sim.add_argument("--nodes", type=int, default=None,
+    sim.add_argument("--nodes", type=int, default=None, metavar="N",
                      help="number of nodes (default: sized from the manifests); with exclusive placement they "
                           "form topology domains of one Job's pod count each")
-    sim.add_argument("--nodes-file", default=None, help="YAML list of nodes: name, labels, capacity, taints")
-    sim.add_argument("--node-labels", default="", help="labels for every generated node: k=v,k2=v2")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the simulation's random streams (default 0)")
-    sim.add_argument("--feature-gates", default=None, help="JobSet feature gates, e.g. RestartJob=true,"
+    sim.add_argument("--nodes-file", default=None, metavar="PATH", help="YAML list of nodes: name, labels, capacity, taints")
+    sim.add_argument("--node-labels", default="", metavar="K=V,...", help="labels for every generated node: k=v,k2=v2")
+    sim.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the simulation's random streams (default 0)")
+    sim.add_argument("--feature-gates", default=None, metavar="NAME=BOOL,...", help="JobSet feature gates, e.g. RestartJob=true,"
                                                            "InPlaceRestart=true")
-    sim.add_argument("--until", default=None,
+    sim.add_argument("--until", default=None, metavar="DURATION",
                      help="virtual time limit (default 1h, or a scenario's end:); the run stops earlier when every "
                           "JobSet has finished, unless --run-after-finish")
     sim.add_argument("--run-after-finish", action="store_true",
                      help="keep running to --until after the JobSets finished (to see ttlSecondsAfterFinished)")
-    sim.add_argument("--run-seconds", type=float, default=DEFAULT_RUN_SECONDS,
+    sim.add_argument("--run-seconds", type=float, default=DEFAULT_RUN_SECONDS, metavar="SECONDS",
                      help=f"how long pods without a script run before exiting 0 (default {DEFAULT_RUN_SECONDS:g}, "
                           "as the pytest fixtures; 0 = forever); the pod annotation fakekube.io/run-seconds wins")
     sim.add_argument("--fail", action="append", default=[], metavar="TARGET@TIME[:EXIT]",

@@ -29,7 +29,7 @@ def add_parser(sub: Any) -> None:
                                      "storing it. Exit 0: every object admitted; 1: one was rejected or its kind "
                                      "is not served; 2: bad input.")
     val.add_argument("manifests", nargs="+", metavar="MANIFEST", help="YAML files (- for stdin)")
-    val.add_argument("--feature-gates", default=None, help="JobSet feature gates, e.g. RestartJob=true,"
+    val.add_argument("--feature-gates", default=None, metavar="NAME=BOOL,...", help="JobSet feature gates, e.g. RestartJob=true,"
                                                            "InPlaceRestart=true")
     add_validate_option(val)
     val.add_argument("-o", "--output", choices=("name", "yaml", "json"), default="name",
