@@ -380,13 +380,13 @@ def render_svg(chart: Chart) -> str:
                        f'<rect class="row" x="0" y="{y}" width="{WIDTH}" height="{ROW_H}" fill="{fill}"/>'
                        f'<text class="lbl" x="14" y="{y + ROW_H - 2}">{html.escape(_short(row.label))}'
                        + (f'<title>{html.escape(row.tip)}</title>' if row.tip else "") + "</text>")
-            segments = (_majority_segments(row.lives, chart.end) if per_job
-                        else [s for life in row.lives for s in _segments(life, chart.end)])
-            for start, stop, state in segments:
+            segments = ([(*seg, row.label) for seg in _majority_segments(row.lives, chart.end)] if per_job
+                        else [(*seg, _who(life, chart)) for life in row.lives for seg in _segments(life, chart.end)])
+            for start, stop, state, who in segments:
                 live = state in _LIVE_STATES
                 bar_h = ROW_H - 3 if live else 2
                 bar_y = y + 1.5 if live else y + ROW_H / 2 - 1
-                tip = f"{row.label}: {state} {_clock(to_seconds(start))}-{_clock(to_seconds(stop))}"
+                tip = f"{who}: {state} {_clock(to_seconds(start))}-{_clock(to_seconds(stop))}"
                 out.append(f'<rect class="bar" data-state="{state}" x="{x(start)}" y="{bar_y}" width="{w(start, stop)}" '
                            f'height="{bar_h}" fill="{COLOURS[state]}"><title>{html.escape(tip)}</title></rect>')
             for life in row.lives:
@@ -427,6 +427,14 @@ def render_svg(chart: Chart) -> str:
                f'(h:mm:ss); hover a bar or marker for details</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _who(life: PodLife, chart: Chart) -> str:
+    """A pod for a tooltip: its name, restart attempt and node (and pool)."""
+    where = f" on {life.node}" + (f" ({chart.pools[life.node]})" if chart.pools.get(life.node) else "") \
+        if life.node else " (not scheduled)"
+    attempt = f", restart-attempt {life.attempt}" if life.attempt else ""
+    return f"{life.name}{attempt}{where}"
 
 
 def _causes(chart: Chart, limit: int = 3) -> str:

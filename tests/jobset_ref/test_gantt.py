@@ -124,3 +124,12 @@ def test_the_header_names_the_first_failures() -> None:
     root = ET.fromstring(_run())
     causes = next(t.text for t in root.iter(f"{SVG}text") if t.get("class") == "causes")
     assert causes == "first failures: js-slice-1-0 failed at 0:30"
+
+
+def test_a_bar_tells_which_pod_attempt_and_node() -> None:
+    root = ET.fromstring(_run())
+    row = next(r for r in _rows(root) if r.get("data-row") == "js-slice-1-0")
+    tips = [str(t.text) for b in row.iter(f"{SVG}rect") if b.get("data-state") == "Ready"
+            for t in b.iter(f"{SVG}title")]
+    assert re.fullmatch(r"js-slice-1-0-\w+, restart-attempt 0 on node-\d: Ready 0:01-0:30", tips[0]), tips
+    assert ", restart-attempt 1 on node-" in tips[1]
