@@ -9,7 +9,7 @@ Fixtures
                          directory, so kubectl's discovery cache never leaks between tests) for the test
 Marker
     ``@pytest.mark.fakekube(nodes=4, seed=7, feature_gates={...}, simulate=True, clock="manual", speed=1,
-    quiet_ms=50, controller=True)``
+    quiet_ms=50, controller=True, run_seconds=60)``
         ``nodes``          Ready nodes ``node-0`` … to add (default: 0, or 4 for ``jobset_cluster``)
         ``seed``           pins the seed in code (beats ``--fakekube-seed``)
         ``feature_gates``  JobSet feature gates (``jobset_cluster`` only)
@@ -17,6 +17,8 @@ Marker
         ``clock``, ``speed``, ``quiet_ms``  how ``fake_apiserver`` moves virtual time (see ``FakeCluster.serve``)
         ``controller``     False: ``fake_apiserver`` installs the JobSet CRD and webhooks only (your controller
                            reconciles)
+        ``run_seconds``    how long pods without a script run before exiting 0 (default 60, as
+                           ``jobset-ref simulate``: ``jobset_ref.run_time.DEFAULT_RUN_SECONDS``; None: forever)
     Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
@@ -59,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
-        "controller=True): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
+        "controller=True, run_seconds=60): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
 
 
 def seed_for(nodeid: str) -> int:
@@ -67,7 +69,8 @@ def seed_for(nodeid: str) -> int:
     return int.from_bytes(hashlib.blake2b(nodeid.encode(), digest_size=4).digest(), "big")
 
 
-_MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller")
+_MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller",
+                    "run_seconds")
 
 
 def _usage_error(message: str) -> Exception:
@@ -116,6 +119,11 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
         value = options.get(name)
         if value is not None and (not isinstance(value, int | float) or isinstance(value, bool) or value <= 0):
             raise _usage_error(f"@pytest.mark.fakekube({name}=...) takes a positive number, got {value!r}")
+    run_seconds = options.get("run_seconds", 0)
+    if run_seconds is not None and (not isinstance(run_seconds, int | float) or isinstance(run_seconds, bool)
+                                    or run_seconds < 0):
+        raise _usage_error(f"@pytest.mark.fakekube(run_seconds=...) takes a non-negative number of seconds or None, "
+                           f"got {run_seconds!r}")
     if not isinstance(options.get("controller", True), bool):
         raise _usage_error(f"@pytest.mark.fakekube(controller=...) takes True or False, got {options['controller']!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
@@ -130,6 +138,12 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
 
     options = _options(request)
     cluster = FakeCluster(seed=options["seed"], simulate=options.get("simulate", True))
+    if options.get("simulate", True):
+        from jobset_ref.run_time import DEFAULT_RUN_SECONDS
+
+        run_seconds = options.get("run_seconds", DEFAULT_RUN_SECONDS)
+        if run_seconds is not None:
+            cluster.script_pods("", duration=run_seconds)
     if with_jobset:
         import jobset_ref
 

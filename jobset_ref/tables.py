@@ -7,7 +7,7 @@ from typing import Any
 from fakekube import FakeCluster
 from fakekube.clock import parse_time
 
-__all__ = ["human_duration", "render_tables", "table"]
+__all__ = ["TABLE_KINDS", "human_duration", "render_table", "render_tables", "table"]
 
 
 def human_duration(seconds: float) -> str:
@@ -64,7 +64,13 @@ def _job_status(job: dict[str, Any]) -> str:
     return "Terminating" if job["metadata"].get("deletionTimestamp") else "Running"
 
 
-def _jobs(cluster: FakeCluster) -> str:
+def _labels(obj: dict[str, Any]) -> str:
+    """``kubectl get --show-labels``: k=v,... sorted, or <none>."""
+    labels = obj["metadata"].get("labels") or {}
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"
+
+
+def _jobs(cluster: FakeCluster, wide: bool = False) -> str:
     rows = []
     for job in cluster.list("jobs"):
         spec, status = job.get("spec") or {}, job.get("status") or {}
@@ -75,8 +81,15 @@ def _jobs(cluster: FakeCluster) -> str:
         if start:
             stop = parse_time(end) if end else cluster.loop.now
             duration = human_duration((stop - parse_time(start)) / 1e9)
-        rows.append([job["metadata"]["name"], _job_status(job), done, duration, _age(cluster, job)])
-    return table(["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], rows)
+        row = [job["metadata"]["name"], _job_status(job), done, duration, _age(cluster, job)]
+        if wide:
+            containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
+            selector = (spec.get("selector") or {}).get("matchLabels") or {}
+            row += [",".join(c.get("name", "") for c in containers), ",".join(c.get("image", "") for c in containers),
+                    ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "<none>", _labels(job)]
+        rows.append(row)
+    headers = ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    return table(headers + (["CONTAINERS", "IMAGES", "SELECTOR", "LABELS"] if wide else []), rows)
 
 
 def _pod_status(pod: dict[str, Any]) -> str:
@@ -94,7 +107,7 @@ def _pod_status(pod: dict[str, Any]) -> str:
     return str(status.get("reason") or status.get("phase") or "Pending")
 
 
-def _pods(cluster: FakeCluster, limit: int) -> str:
+def _pods(cluster: FakeCluster, limit: int, wide: bool = False) -> str:
     pods = cluster.list("pods")
     rows = []
     for pod in pods[:limit]:
@@ -102,9 +115,17 @@ def _pods(cluster: FakeCluster, limit: int) -> str:
         total = len((pod.get("spec") or {}).get("containers") or [])
         ready = sum(1 for c in statuses if c.get("ready"))
         restarts = sum(int(c.get("restartCount", 0)) for c in statuses)
-        rows.append([pod["metadata"]["name"], f"{ready}/{total}", _pod_status(pod), str(restarts), _age(cluster, pod),
-                     (pod.get("spec") or {}).get("nodeName", "<none>")])
-    text = table(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"], rows)
+        spec = pod.get("spec") or {}
+        row = [pod["metadata"]["name"], f"{ready}/{total}", _pod_status(pod), str(restarts), _age(cluster, pod),
+               spec.get("nodeName", "<none>")]
+        if wide:
+            hostname = spec.get("hostname", "")
+            fqdn = f"{hostname}.{spec['subdomain']}" if hostname and spec.get("subdomain") else hostname or "<none>"
+            selector = ",".join(f"{k}={v}" for k, v in sorted((spec.get("nodeSelector") or {}).items())) or "<none>"
+            row += [fqdn, selector, _labels(pod)]
+        rows.append(row)
+    headers = ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"]
+    text = table(headers + (["HOSTNAME", "NODE-SELECTOR", "LABELS"] if wide else []), rows)
     if len(pods) > limit:
         text += f"\n... and {len(pods) - limit} more pods"
     return text
@@ -120,8 +141,22 @@ def _services(cluster: FakeCluster) -> str:
     return table(["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], rows)
 
 
+TABLE_KINDS = ("jobsets", "jobs", "pods", "services")
+
+
+def render_table(cluster: FakeCluster, kind: str, *, wide: bool = False, pod_limit: int = 40) -> str:
+    """One of ``TABLE_KINDS`` under its ``$ kubectl get …`` header (``wide``: more columns and labels)."""
+    if kind == "jobsets":
+        return f"$ kubectl get jobsets\n{_jobsets(cluster)}"
+    if kind == "jobs":
+        return f"$ kubectl get jobs{' -o wide --show-labels' if wide else ''}\n{_jobs(cluster, wide)}"
+    if kind == "pods":
+        return f"$ kubectl get pods -o wide{' --show-labels' if wide else ''}\n{_pods(cluster, pod_limit, wide)}"
+    if kind == "services":
+        return f"$ kubectl get services\n{_services(cluster)}"
+    raise ValueError(f"no table for {kind!r}; tables: {', '.join(TABLE_KINDS)}")
+
+
 def render_tables(cluster: FakeCluster, *, pod_limit: int = 40) -> str:
     """The four tables, each under a ``$ kubectl get …`` header."""
-    parts = [("jobsets", _jobsets(cluster)), ("jobs", _jobs(cluster)), ("pods -o wide", _pods(cluster, pod_limit)),
-             ("services", _services(cluster))]
-    return "\n\n".join(f"$ kubectl get {what}\n{body}" for what, body in parts)
+    return "\n\n".join(render_table(cluster, kind, pod_limit=pod_limit) for kind in TABLE_KINDS)

@@ -1,13 +1,22 @@
 """A readable timeline of what happened to JobSets and their children, for people and the CLI.
 
-A ``Timeline`` watches JobSets, Jobs, Pods, Services and Events (the stored objects, read only) and
+A ``Timeline`` watches JobSets, Jobs, Pods, Services, Nodes and Events (the stored objects, read only) and
 turns changes into one line each: created/deleted objects, condition changes with reasons,
 restarts, and pod transitions aggregated per Job and instant ("4 pods Running"), so a
 12,800-pod JobSet still reads in a screenful.
+
+Causes are spelled out: a container that exits and restarts in place (``restartPolicy:
+OnFailure``) is one line with its exit code and restart count, not a phase change; a pod that
+ends while being deleted is "Stopped after deletion" (its exit code is the kill's, 137/143), not a
+failure; Jobs carry their restart-attempt and job-restart-attempt labels, JobSets their
+per-replicatedJob ``jobRestarts``; a pod create an admission webhook denied names the webhook; a
+pod that cannot be scheduled says why (``Pending (Unschedulable: ...)``); a node going NotReady
+is a line of its own.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,6 +27,9 @@ from fakekube.clock import format_offset, to_seconds
 __all__ = ["Entry", "Timeline"]
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/restart-attempt"
+JOB_RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/job-restart-attempt"
+_DENIED = re.compile(r'admission webhook "([^"]+)" denied the request: (.*)$', re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,21 +55,42 @@ def _ref(obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace', '')}/{meta['name']}" if meta.get("namespace") else meta["name"]
 
 
-def _pod_state(pod: dict[str, Any]) -> str:
+def _exit_codes(status: dict[str, Any], key: str = "state") -> list[str]:
+    return sorted({str(((c.get(key) or {}).get("terminated") or {}).get("exitCode"))
+                   for c in status.get("containerStatuses") or [] if (c.get(key) or {}).get("terminated")})
+
+
+def _restart_count(pod: dict[str, Any]) -> int:
+    return sum(int(c.get("restartCount") or 0) for c in (pod.get("status") or {}).get("containerStatuses") or [])
+
+
+def _per_job(counts: Any) -> str:
+    """``jobRestarts`` (one count per Job index) as ``1`` or ``1,0,2``."""
+    return ",".join(str(n) for n in counts) if isinstance(counts, list) else str(counts)
+
+
+def _pod_state(pod: dict[str, Any], previous: str | None = None) -> str:
     status = pod.get("status") or {}
     phase = status.get("phase", "Pending")
     if pod["metadata"].get("deletionTimestamp") and phase not in ("Succeeded", "Failed"):
         return "Terminating"
     if phase == "Pending":
-        return "Scheduled" if (pod.get("spec") or {}).get("nodeName") else "Pending"
+        if (pod.get("spec") or {}).get("nodeName"):
+            return "Scheduled"
+        unscheduled = _conditions(pod).get("PodScheduled", {})
+        if unscheduled.get("status") == "False" and unscheduled.get("reason"):
+            why = ": ".join(x for x in (unscheduled.get("reason"), unscheduled.get("message")) if x)
+            return f"Pending ({why})"
+        return "Pending"
     if phase == "Running":
         ready = _conditions(pod).get("Ready", {}).get("status") == "True"
         return "Ready" if ready else "Running"
     if phase == "Failed":
-        codes = sorted({str(((c.get("state") or {}).get("terminated") or {}).get("exitCode"))
-                        for c in status.get("containerStatuses") or [] if (c.get("state") or {}).get("terminated")})
+        codes = _exit_codes(status)
         reason = status.get("reason") or ""
         detail = ", ".join(x for x in [f"exit {'/'.join(codes)}" if codes else "", reason] if x)
+        if previous == "Terminating" or (previous or "").startswith("Stopped"):
+            return f"Stopped after deletion ({detail})" if detail else "Stopped after deletion"
         return f"Failed ({detail})" if detail else "Failed"
     return phase
 
@@ -69,6 +102,7 @@ class Timeline:
         self.cluster = cluster
         self.entries: list[Entry] = []
         self._pod_states: dict[tuple[str, str], str] = {}
+        self._pod_restarts: dict[tuple[str, str], int] = {}
         self._pending_pods: dict[tuple[int, str, str], list[str]] = defaultdict(list)
         client = cluster.runtime.shared_client("timeline")  # read-only: the stored objects, uncopied
         self._watches = [
@@ -77,6 +111,7 @@ class Timeline:
             client.watch("services", self._on_service),
             client.watch("pods", self._on_pod),
             client.watch("events", self._on_event),
+            client.watch("nodes", self._on_node),
         ]
         self._old: dict[tuple[str, str, str], dict[str, Any]] = {}
 
@@ -127,6 +162,13 @@ class Timeline:
         old_restarts = ((old or {}).get("status") or {}).get("restarts", 0)
         if restarts != old_restarts:
             self._add("JobSet", _ref(obj), f"restarts={restarts}")
+        before = {r.get("name"): r.get("jobRestarts") for r in ((old or {}).get("status") or {})
+                  .get("replicatedJobsStatus") or []}
+        for rjob in (obj.get("status") or {}).get("replicatedJobsStatus") or []:
+            if rjob.get("jobRestarts") and rjob.get("jobRestarts") != before.get(rjob.get("name")):
+                counted = rjob.get("jobRestartsCountTowardsMax")
+                self._add("JobSet", _ref(obj), f"replicatedJob {rjob.get('name')} jobRestarts={_per_job(rjob['jobRestarts'])}"
+                          + (f" (counting towards maxRestarts: {_per_job(counted)})" if counted else ""))
         if bool((obj.get("spec") or {}).get("suspend")) != bool(((old or {}).get("spec") or {}).get("suspend")) \
                 and old is not None:
             self._add("JobSet", _ref(obj), "suspend=" + str(bool(obj["spec"].get("suspend"))).lower())
@@ -137,8 +179,11 @@ class Timeline:
         old = self._previous("Job", event)
         labels = obj["metadata"].get("labels") or {}
         if event.type == "ADDED":
-            attempt = labels.get("jobset.sigs.k8s.io/restart-attempt")
-            suffix = f" (restart-attempt {attempt})" if attempt is not None else ""
+            attempt = labels.get(RESTART_ATTEMPT_LABEL)
+            job_attempt = labels.get(JOB_RESTART_ATTEMPT_LABEL)
+            attempts = [f"restart-attempt {attempt}" if attempt is not None else "",
+                        f"job-restart-attempt {job_attempt}" if job_attempt not in (None, "0") else ""]
+            suffix = f" ({', '.join(a for a in attempts if a)})" if any(attempts) else ""
             if (obj.get("spec") or {}).get("suspend"):
                 suffix += " suspended"
             self._add("Job", _ref(obj), "created" + suffix)
@@ -147,7 +192,18 @@ class Timeline:
             return
         elif obj["metadata"].get("deletionTimestamp") and not (old or {}).get("metadata", {}).get("deletionTimestamp"):
             self._add("Job", _ref(obj), "deleting")
+        elif old is not None:
+            before, after = old.get("spec") or {}, obj.get("spec") or {}
+            scaled = [f"{f} {before.get(f)}→{after.get(f)}" for f in ("parallelism", "completions")
+                      if before.get(f) != after.get(f)]
+            if scaled:
+                self._add("Job", _ref(obj), "scaled: " + ", ".join(scaled))
         self._condition_changes("Job", obj, old, ("Complete", "Failed", "Suspended"))
+
+    def _on_node(self, event: WatchEvent) -> None:
+        old = self._previous("Node", event)
+        if event.type == "MODIFIED" and old is not None:  # nodes going NotReady (or back), not their creation
+            self._condition_changes("Node", event.object, old, ("Ready",))
 
     def _on_service(self, event: WatchEvent) -> None:
         if event.type in ("ADDED", "DELETED"):
@@ -159,19 +215,37 @@ class Timeline:
         pod = event.object
         meta = pod["metadata"]
         key = (meta.get("namespace", ""), meta["name"])
-        state = "Deleted" if event.type == "DELETED" else _pod_state(pod)
+        job = (meta.get("labels") or {}).get(JOB_NAME_LABEL, "")
+        owner = f"{meta.get('namespace', '')}/{job}" if job else _ref(pod)
+        restarts = _restart_count(pod)
+        if event.type != "DELETED" and restarts > self._pod_restarts.get(key, 0):
+            self._pod_restarts[key] = restarts
+            self._add("Pods", owner, f"pod {meta['name']} {self._in_place(pod)}, restarted in place "
+                                     f"(restartCount {restarts})")
+        elif event.type == "DELETED":
+            self._pod_restarts.pop(key, None)
+        state = "Deleted" if event.type == "DELETED" else _pod_state(pod, self._pod_states.get(key))
         if self._pod_states.get(key) == state:
             return
         if event.type == "DELETED":
             self._pod_states.pop(key, None)
         else:
             self._pod_states[key] = state
-        job = (meta.get("labels") or {}).get(JOB_NAME_LABEL, "")
-        owner = f"{meta.get('namespace', '')}/{job}" if job else _ref(pod)
         self._pending_pods[(self.cluster.loop.now, owner, state)].append(meta["name"])
         node = (pod.get("spec") or {}).get("nodeName")
         if state == "Scheduled" and node:
             self._pending_pods[(self.cluster.loop.now, owner, state)][-1] += f"→{node}"
+
+    @staticmethod
+    def _in_place(pod: dict[str, Any]) -> str:
+        """What the last in-place container exit was: ``container c exited 1 (Error)``."""
+        parts = []
+        for c in (pod.get("status") or {}).get("containerStatuses") or []:
+            last = (c.get("lastState") or {}).get("terminated")
+            if last:
+                parts.append(f"container {c.get('name')} exited {last.get('exitCode')}"
+                             + (f" ({last['reason']})" if last.get("reason") else ""))
+        return "; ".join(parts) or "a container exited"
 
     def _on_event(self, event: WatchEvent) -> None:
         ev = event.object
@@ -181,7 +255,17 @@ class Timeline:
         if io.get("kind") == "Pod":
             return
         name = f"{io.get('namespace', '')}/{io.get('name', '')}" if io.get("namespace") else io.get("name", "")
-        self._add(io.get("kind", "Event"), name, f"event Warning {ev.get('reason')}: {ev.get('message')}")
+        message = str(ev.get("message") or "")
+        denied = _DENIED.search(message)
+        if denied is not None:
+            webhook = f'denied by admission webhook "{denied.group(1)}": {denied.group(2)}'
+            if ev.get("reason") == "FailedCreate":  # the Job controller's pod creates
+                what = f"pod create {webhook} (event FailedCreate; the Job controller retries)"
+            else:
+                what = f"event Warning {ev.get('reason')}: {webhook}"
+            self._add(io.get("kind", "Event"), name, what)
+            return
+        self._add(io.get("kind", "Event"), name, f"event Warning {ev.get('reason')}: {message}")
 
     def flush(self) -> None:
         """Turn buffered pod transitions into aggregated entries (one per Job, state and instant)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,14 +79,17 @@ def test_bad_flag_exits_2_without_traceback() -> None:
     assert result.stderr == "jobset-ref: invalid duration 'forever': use seconds (90), or units like 30s, 10m, 1h30m\n"
 
 
-def test_unknown_kind_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["validate", "simulate"])
+def test_a_kind_that_is_not_served_is_kubectls_error_and_exit_1(tmp_path: Path, command: str) -> None:
     doc = tmp_path / "w.yaml"
-    doc.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")
-    result = cli("validate", str(doc))
-    assert result.returncode == 2
+    doc.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: w\n")
+    result = cli(command, str(doc))
+    assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert result.stderr == ('jobset-ref: unknown kind "Widget" in version "example.com/v1" '
-                             "(apply its CustomResourceDefinition first)\n")
+    assert result.stderr.startswith(
+        f'error: resource mapping not found for name: "w" namespace: "" from "{doc}": no matches for kind '
+        '"Workflow" in version "argoproj.io/v1alpha1"\nensure CRDs are installed first\n')
+    assert "simulated" not in result.stdout
 
 
 def test_validate_prints_the_upstream_rejection_and_exits_1(tmp_path: Path) -> None:
@@ -108,7 +112,7 @@ spec:
 """)
     result = cli("validate", str(doc))
     assert result.returncode == 1
-    assert result.stdout.startswith('Error from server (Invalid): error when creating "js" (JobSet): '
+    assert result.stdout.startswith(f'Error from server (Invalid): error when creating "{doc}": '
                                     'admission webhook "vjobset.kb.io" denied the request: ')
     assert "missing" in result.stdout
 
@@ -116,7 +120,7 @@ spec:
 def test_validate_accepts_a_good_manifest() -> None:
     result = cli("validate", str(PYTORCH))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "jobset.jobset.x-k8s.io/pytorch created (dry run)\n"
+    assert result.stdout == "jobset.jobset.x-k8s.io/pytorch created (server dry run)\n"
 
 
 def test_simulate_prints_timeline_and_tables() -> None:
@@ -143,3 +147,257 @@ def test_simulate_json_with_a_failure_restarts_and_is_deterministic() -> None:
     assert ("JobSet", "restarts=1") in whats
     assert ("Job", "created (restart-attempt 1)") in whats
     assert whats[-1] == ("JobSet", "Completed=True (AllJobsCompleted: jobset completed successfully)")
+
+
+# ---------------------------------------------------------------------------- the explorer (in process)
+
+from jobset_ref.cli import EXIT_EXPECTATION, EXIT_WHAT_IF, main  # noqa: E402
+from jobset_ref.cli.nodes import plan_nodes  # noqa: E402
+
+TPU = ROOT / "examples" / "tpu-multislice.yaml"
+SMALL = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+spec:
+  failurePolicy:
+    maxRestarts: 0
+  replicatedJobs:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        backoffLimit: 0
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+"""
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    path = tmp_path / "js.yaml"
+    path.write_text(SMALL)
+    return path
+
+
+def test_a_misspelled_field_is_rejected_by_default_as_kubectl_does(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(SMALL.replace("maxRestarts", "maxRestart"))
+    message = (f'Error from server (BadRequest): error when creating "{typo}": JobSet in version "v1alpha2" '
+               'cannot be handled as a JobSet: strict decoding error: unknown field "spec.failurePolicy.maxRestart"\n')
+    assert run_cli(capsys, "validate", str(typo)) == (1, message, "")
+    code, out, err = run_cli(capsys, "simulate", str(typo))
+    assert (code, out) == (1, "")
+    assert err == message + "jobset-ref: 1 object(s) rejected: nothing simulated\n"
+    code, out, err = run_cli(capsys, "validate", str(typo), "--validate", "warn")
+    assert (code, out, err) == (0, "jobset.jobset.x-k8s.io/js created (server dry run)\n",
+                                'Warning: unknown field "spec.failurePolicy.maxRestart"\n')
+    assert run_cli(capsys, "validate", str(typo), "--validate=false")[0] == 0
+
+
+def test_validate_output_yaml_is_the_object_after_defaulting(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    code, out, _ = run_cli(capsys, "validate", str(small), "-o", "yaml")
+    assert code == 0
+    obj = yaml.safe_load(out)
+    assert obj["spec"]["failurePolicy"]["restartStrategy"] == "Recreate"  # a default the webhook filled in
+    assert obj["spec"]["network"]["enableDNSHostnames"] is True
+    assert obj["metadata"]["uid"]
+
+
+def test_manifests_from_stdin(small: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(small.read_text()))
+    assert run_cli(capsys, "validate", "-") == (0, "jobset.jobset.x-k8s.io/js created (server dry run)\n", "")
+
+
+def test_a_disabled_feature_gate_says_how_to_enable_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "gate.yaml"
+    doc.write_text(SMALL.replace("    maxRestarts: 0\n", "    maxRestarts: 0\n    rules:\n    - action: RestartJob\n"))
+    code, out, _ = run_cli(capsys, "validate", str(doc))
+    assert code == 1
+    assert "RestartJob feature gate is disabled" in out
+    assert out.endswith("hint: enable the RestartJob feature gate with --feature-gates RestartJob=true\n")
+    assert run_cli(capsys, "validate", str(doc), "--feature-gates", "RestartJob=true")[0] == 0
+
+
+def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2h")
+    assert code == EXIT_WHAT_IF
+    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
+    assert "Completed=True" in out  # what happened before is still shown
+    assert "every JobSet had already finished (the last at t=62s): pick an earlier time" in err
+
+
+def test_expect_judges_the_terminal_state(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-1@10s", "--expect", "Completed")
+    assert code == EXIT_EXPECTATION
+    assert "# JobSet js: Failed (ReachedMaxRestarts: " in out
+    assert err.endswith("jobset-ref: --expect Completed: JobSet js is Failed at t=12s\n")
+    assert run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-1@10s", "--expect", "Failed")[0] == 0
+
+
+def test_at_plays_any_timeline_step(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "--show", "jobsets",
+                           "--at", "10s", "suspend: js", "--at", "2m", "resume: js")
+    assert code == 0
+    assert "00:00:10.000  JobSet  default/js  Suspended=True (SuspendedJobs: jobset is suspended)" in out
+    assert "00:02:00.000  JobSet  default/js  Suspended=False (ResumeJobs: jobset is resumed)" in out
+    assert "$ kubectl get jobs\n" not in out
+    code, _, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "explode: js")
+    assert code == 2 and "unknown key(s) 'explode'" in err
+
+
+def test_run_after_finish_shows_the_ttl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "ttl.yaml"
+    doc.write_text(SMALL.replace("spec:\n  failurePolicy", "spec:\n  ttlSecondsAfterFinished: 30\n  failurePolicy", 1))
+    code, out, _ = run_cli(capsys, "simulate", str(doc), "--until", "5m", "--run-after-finish")
+    assert code == 0
+    assert "00:01:32.000  JobSet  default/js  deleted" in out
+    assert "simulated 300s" in out
+
+
+def test_json_holds_every_shown_object_and_the_history(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "-o", "json", "--follow", "pod/js-w-0-1")
+    assert code == 0
+    data = json.loads(out)
+    assert sorted(data["objects"]) == ["events", "jobs", "jobsets", "nodes", "pods", "services"]
+    pod = data["objects"]["pods"][0]
+    assert pod["spec"]["hostname"] == "js-w-0-0" and pod["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-name"] == "js"
+    assert "managedFields" not in pod["metadata"]
+    history = data["history"]["pod/js-w-0-1"]
+    assert history[0]["type"] == "ADDED" and "  spec.hostname: 'js-w-0-1'" in history[0]["changes"]
+    assert any("~ status.phase: 'Running' -> 'Succeeded'" in h["changes"] for h in history)
+
+
+def test_follow_and_wide_show_labels_hostnames_and_selectors(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(small), "-o", "wide", "--follow", "job/js-w-0")
+    assert code == 0
+    assert "# history of job/js-w-0 (1 object(s)" in out
+    assert "  metadata.labels.jobset.sigs.k8s.io/replicatedjob-name: 'w'" in out
+    assert "$ kubectl get pods -o wide --show-labels" in out
+    assert "HOSTNAME" in out and "js-w-0-0.js" in out
+
+
+def test_a_scenario_file_is_simulated_with_its_own_timeline(capsys: pytest.CaptureFixture[str]) -> None:
+    from jobset_ref.conformance.scenario import SCENARIOS_DIR
+
+    scenario = SCENARIOS_DIR / "examples" / "failure-policy-restartjob-action.yaml"
+    code, out, _ = run_cli(capsys, "simulate", str(scenario), "--show", "jobsets")
+    assert code == 0
+    assert "Job     default/js-rj-worker-0  created (restart-attempt 0, job-restart-attempt 1)" in out
+    assert "JobSet  default/js  replicatedJob rj-worker jobRestarts=1 (counting towards maxRestarts: 1)" in out
+    assert "Failed=True (ReachedMaxRestarts" in out
+    assert "), restarts 0, single-Job restarts 2\n" in out
+
+
+def test_nodes_n_with_exclusive_placement_makes_distinct_domains(capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    doc = yaml.safe_load(TPU.read_text())
+    nodes, note = plan_nodes([doc], 8)
+    assert [n["labels"]["cloud.google.com/gke-nodepool"] for n in nodes] == [f"pool-{i // 2}" for i in range(8)]
+    assert note is not None and "4 topology domain(s)" in note
+    nodes, note = plan_nodes([doc], 4)
+    assert note is not None and "only 2 Job(s) can run at a time" in note
+    code, out, err = run_cli(capsys, "simulate", str(TPU), "--nodes", "8", "--show", "jobsets")
+    assert code == 0 and "--nodes 8: 4 topology domain(s)" in err
+    assert "00:10:02.010  JobSet  default/tpu-multislice  Completed=True" in out  # the slices ran side by side
+
+
+def test_gantt_is_written(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chart = tmp_path / "run.svg"
+    code, _, err = run_cli(capsys, "simulate", str(small), "--gantt", str(chart))
+    assert code == 0 and f"wrote {chart}" in err
+    assert chart.read_text().startswith("<svg ")
+    code, _, err = run_cli(capsys, "simulate", str(small), "--gantt", str(tmp_path / "run.png"))
+    assert code == 2 and ".html or .svg" in err
+
+
+def test_version_bare_command_and_python_m_jobset_ref(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and re.fullmatch(r"jobset-ref \S+\n", out)
+    code, out, _ = run_cli(capsys)
+    assert code == 2 and out.startswith("usage: jobset-ref") and "simulate" in out
+    result = subprocess.run([sys.executable, "-m", "jobset_ref", "--version"], cwd=ROOT, capture_output=True,
+                            text=True, check=False, timeout=60)
+    assert (result.returncode, result.stdout) == (0, out.split("\n")[0] and result.stdout)
+    assert result.stdout.startswith("jobset-ref ")
+
+
+def test_every_option_has_help_text() -> None:
+    import argparse
+
+    from jobset_ref.cli import _build_parser
+
+    parser = _build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {'/'.join(action.option_strings) or action.dest}"
+               for name, command in sub.choices.items() for action in command._actions
+               if not action.help and not isinstance(action, argparse._HelpAction)]
+    assert missing == []
+
+
+def test_the_timeline_says_why_a_node_loss_leaves_a_pod_pending(capsys: pytest.CaptureFixture[str]) -> None:
+    """Exclusive placement after a node loss: the restarted slice that lands on the broken pool
+    cannot place its second pod; the timeline names the node and the scheduler's reason."""
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "node/pool-1-node-0@2m", "--until", "5m",
+                           "--show", "jobsets", "--expect", "Completed")
+    assert code == EXIT_EXPECTATION
+    assert ("00:02:00.000  Node    pool-1-node-0  Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node "
+            "status.)") in out
+    assert re.search(r"pod tpu-multislice-slice-3-1-\w+ Pending \(Unschedulable: 0/8 nodes are available: .*"
+                     r"node\(s\) had untolerated taint \{node.kubernetes.io/unreachable: \}", out)
+    assert "# JobSet tpu-multislice: not finished (restarts 1)" in out
+
+
+def test_a_webhook_denied_pod_create_names_the_webhook(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--show", "jobsets")
+    assert code == 0
+    assert ('00:00:00.000  Job     default/tpu-multislice-slice-0  pod create denied by admission webhook '
+            '"vpod.kb.io": follower pod node selector for topology domain not found. missing selector: '
+            'cloud.google.com/gke-nodepool (event FailedCreate; the Job controller retries)\n') in out
+
+
+def test_an_unknown_feature_gate_is_a_usage_error(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "simulate", str(small), "--feature-gates", "Foo=true")
+    assert code == 2
+    assert err.startswith("jobset-ref: --feature-gates: unknown JobSet feature gate 'Foo'; known gates: ")
+
+
+def test_scaling_an_elastic_jobset_at_a_chosen_time(capsys: pytest.CaptureFixture[str]) -> None:
+    scale = ("patch: {kind: JobSet, name: trainer, type: json, patch: ["
+             "{op: replace, path: /spec/replicatedJobs/0/template/spec/parallelism, value: 3}, "
+             "{op: replace, path: /spec/replicatedJobs/0/template/spec/completions, value: 3}]}")
+    trainer = str(ROOT / "examples" / "trainer.yaml")
+    code, out, _ = run_cli(capsys, "simulate", trainer, "--feature-gates", "ElasticJobSet=true", "--at", "30s", scale)
+    assert code == 0
+    assert "00:00:30.000  Job     default/trainer-workers-0  scaled: parallelism 2→3, completions 2→3" in out
+    assert "trainer-workers-0   Complete   3/3" in out
+    code, out, err = run_cli(capsys, "simulate", trainer, "--at", "30s", scale)  # the gate is off by default
+    assert code == 1
+    assert 'jobset-ref: patch JobSet trainer was rejected\n  HTTP 422 Invalid: admission webhook "vjobset.kb.io"' in err
+
+
+def test_an_in_place_restart_and_a_deleted_pod_are_not_failures(capsys: pytest.CaptureFixture[str]) -> None:
+    """tpu-multislice pods are OnFailure with backoffLimit 0: the container restarts in place, which
+    fails the Job; the JobSet restart then deletes every pod (killed: exit 137/143)."""
+    code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "tpu-multislice-slice-1-0@2m:1", "--show", "jobsets")
+    assert code == 0
+    assert re.search(r"00:02:00.000  Pods    default/tpu-multislice-slice-1  pod tpu-multislice-slice-1-0-\w+ "
+                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\)\n", out)
+    assert re.search(r"pod tpu-multislice-slice-1-0-\w+ Stopped after deletion \(exit 137\)\n", out)
+    assert "Failed (exit" not in out
+    assert "# JobSet tpu-multislice: Completed (AllJobsCompleted: jobset completed successfully), restarts 1" in out

@@ -1,0 +1,35 @@
+"""``jobset-ref controller``: the reference reconcilers out of process, against any API server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from jobset_ref.cli.common import CliError, parse_gates
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    ctl = sub.add_parser("controller", help="run the reference JobSet controller against an API server "
+                                            "(out of process, over HTTP) until SIGINT/SIGTERM")
+    ctl.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to reconcile")
+    ctl.add_argument("--context", default=None, help="kubeconfig context (default: current-context)")
+    ctl.add_argument("--feature-gates", default=os.environ.get("JOBSET_FEATURE_GATES") or None,
+                     help="e.g. RestartJob=true,ElasticJobSet=false (default: $JOBSET_FEATURE_GATES, which the "
+                          "conformance runner sets to each scenario's gates)")
+    ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="DEFECT",
+                     help="test only: run a deliberately wrong controller (restart-attempt: never count restarts)")
+    ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The reference reconcilers out of process, until SIGINT/SIGTERM (exit 0)."""
+    from jobset_ref.out_of_process import run_controller
+
+    if not Path(args.kubeconfig).is_file():
+        raise CliError(f"no kubeconfig at {args.kubeconfig!r}")
+    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks,
+                          verbose=args.verbose, context=args.context)

@@ -1,0 +1,69 @@
+"""``jobset-ref serve``: a simulated cluster over HTTP for kubectl and real clients."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from jobset_ref.cli.common import CliError, load_manifests, parse_gates
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    srv = sub.add_parser("serve", help="serve a simulated cluster over HTTP to kubectl and real clients",
+                         description="Apply the manifests to a simulated cluster with the reference controller, "
+                                     "write a kubeconfig, print the server's URL and serve until SIGINT/SIGTERM.")
+    srv.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifests to apply before serving (- for stdin)")
+    srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    srv.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
+    srv.add_argument("--kubeconfig", default=None,
+                     help="where to write a kubeconfig for the server (default: ./kubeconfig.fakekube)")
+    srv.add_argument("--nodes", type=int, default=4, help="Ready nodes node-0... to add (default 4)")
+    srv.add_argument("--seed", type=int, default=0, help="seed of the simulation's random streams (default 0)")
+    srv.add_argument("--feature-gates", default=None, help="e.g. RestartJob=true,ElasticJobSet=false")
+    srv.add_argument("--clock", choices=("manual", "realtime", "quiescent"), default="realtime",
+                     help="what moves virtual time: realtime (default; --speed virtual s per wall s), "
+                          "quiescent (jumps when no request came for --quiet-ms), manual (never)")
+    srv.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall second (realtime clock)")
+    srv.add_argument("--quiet-ms", type=float, default=50.0, help="quiet wall milliseconds before a jump "
+                                                                  "(quiescent clock)")
+    srv.add_argument("--no-controller", action="store_true",
+                     help="install the JobSet CRD and webhooks only; another controller reconciles")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Apply the manifests, write the kubeconfig, print the URL, serve until SIGINT/SIGTERM."""
+    import signal
+    import threading
+
+    import jobset_ref
+    from fakekube import FakeCluster
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
+    if args.nodes < 0:
+        raise CliError(f"--nodes {args.nodes} must not be negative")
+    docs = load_manifests(args.manifests) if args.manifests else []
+    cluster = FakeCluster(seed=args.seed)
+    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
+    cluster.add_nodes(args.nodes)
+    for doc in docs:
+        cluster.apply(doc)
+    kubeconfig = Path(args.kubeconfig or "kubeconfig.fakekube").resolve()
+    try:
+        server = cluster.serve(host=args.host, port=args.port, clock=args.clock, speed=args.speed,
+                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig)
+    except OSError as err:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    print(server.url, flush=True)
+    print(f"kubeconfig: {kubeconfig}  (export KUBECONFIG={kubeconfig})", file=sys.stderr, flush=True)
+    with server:
+        while not stop.wait(0.2):
+            pass
+    return 0
