@@ -189,6 +189,9 @@ class Informer:
         held, self._held = self._held, None
         watch = self._watch
         while held and self._watch is watch:  # a relist on the way makes the rest stale
+            if self._held is not None:  # held again on the way: the rest waits behind, in order
+                self._held.extend(held)
+                return
             self._deliver(held.popleft())
 
     # ------------------------------------------------------------------ events

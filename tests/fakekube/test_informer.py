@@ -187,3 +187,16 @@ def test_a_delayed_delivery_holds_that_event_and_everything_behind_it_in_order()
     cluster.advance(0.2)
     assert _names(pods.list()) == ["b", "c"]
     assert seen == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c"), ("DELETED", "a")]
+
+
+def test_a_delivery_held_again_while_released_keeps_the_stream_in_order() -> None:
+    cluster = _cluster()
+    _, seen = _recording(cluster)
+    DelayDelivery("pods", nth=1, seconds=1).apply(cluster)
+    DelayDelivery("pods", nth=2, seconds=1).apply(cluster)  # fires on b, released with a
+    for name in ("a", "b", "c"):
+        cluster.create(make_pod(name))
+    cluster.advance(1.5)
+    assert seen == [("ADDED", "a")]
+    cluster.advance(1)
+    assert seen == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
