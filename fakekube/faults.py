@@ -333,7 +333,9 @@ class Inject(Fault):
 
 class _DeliveryFault(Fault):
     """A fault armed on the informers of ``kind``: it acts on the ``nth`` change event each of
-    them delivers after ``apply`` (events a relist hands out do not count)."""
+    them delivers after ``apply``. Every event of the stream counts once, when it comes out of
+    the stream (events a relist hands out do not count); when a fault armed earlier acts on the
+    same event, this one does not."""
 
     kind: str
     nth: int
@@ -366,11 +368,10 @@ class _DeliveryFault(Fault):
 
         def intercept(event: WatchEvent) -> bool:
             nonlocal seen
-            if previous is not None and previous(event):
-                return True
+            taken = previous is not None and previous(event)
             seen += 1
-            if seen != self.nth:
-                return False
+            if seen != self.nth or taken:  # a fault armed earlier acts on it: this one does not
+                return taken
             meta = event.object.get("metadata") or {}
             ref = f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else meta.get("name")
             cluster.trace.add(f"{self.verb} {informer.kind}: {event.type} {ref}{self.describe_extra()}")

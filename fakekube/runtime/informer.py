@@ -106,7 +106,7 @@ class Informer:
         self._watch: Watch | None = None
         self.intercept: Callable[[WatchEvent], bool] | None = None
         """Sees each change event the watch delivers before it is applied; True: a fault took it."""
-        self._held: deque[WatchEvent] | None = None
+        self._held: deque[tuple[WatchEvent, bool]] | None = None  # (event, already seen by intercept)
 
     # ------------------------------------------------------------------ setup
     def add_index(self, name: str, fn: Indexer, *, uses: tuple[str, ...] | None = None) -> None:
@@ -177,12 +177,12 @@ class Informer:
             self.relist()
 
     def hold(self, first: WatchEvent | None = None) -> None:
-        """Deliveries wait from now on (``first`` and then what comes), in order, until
-        :meth:`release`: a slow stream."""
+        """Deliveries wait from now on (``first``, which ``intercept`` has seen, and then what
+        comes), in order, until :meth:`release`: a slow stream."""
         if self._held is None:
             self._held = deque()
         if first is not None:
-            self._held.append(first)
+            self._held.append((first, True))
 
     def release(self) -> None:
         """Deliver the held events in order, then deliver as events come again."""
@@ -192,22 +192,22 @@ class Informer:
             if self._held is not None:  # held again on the way: the rest waits behind, in order
                 self._held.extend(held)
                 return
-            self._deliver(held.popleft())
+            self._deliver(*held.popleft())
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: WatchEvent) -> None:
         if self._held is not None:
-            self._held.append(event)
+            self._held.append((event, False))
         else:
             self._deliver(event)
 
-    def _deliver(self, event: WatchEvent) -> None:
+    def _deliver(self, event: WatchEvent, screened: bool = False) -> None:
         if event.type == "ERROR":  # 410 Gone: the stream ended
             self.relist()
             return
         if event.type == "BOOKMARK":
             return
-        if self.intercept is not None and self.intercept(event):
+        if not screened and self.intercept is not None and self.intercept(event):
             return
         self._apply(event.type, event.object)
 

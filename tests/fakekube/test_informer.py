@@ -200,3 +200,15 @@ def test_a_delivery_held_again_while_released_keeps_the_stream_in_order() -> Non
     assert seen == [("ADDED", "a")]
     cluster.advance(1)
     assert seen == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+
+
+def test_a_held_event_counts_once_for_the_faults_armed_on_its_informer() -> None:
+    cluster = _cluster()
+    _, seen = _recording(cluster)
+    DelayDelivery("pods", nth=1, seconds=1).apply(cluster)  # holds a
+    BreakWatch("pods", nth=2).apply(cluster)                # the 2nd event is b's ADDED, not a's again
+    for name in ("a", "b"):
+        cluster.create(make_pod(name))
+    cluster.advance(2)
+    assert cluster.trace.grep("break-watch") == ["t=00:00:01.000 break-watch pods: ADDED default/b"]
+    assert seen == [("ADDED", "a"), ("MODIFIED", "a"), ("ADDED", "b")]  # a again: the relist
