@@ -373,7 +373,11 @@ class FakeCluster:
         return reactor
 
     def clear_faults(self) -> None:
+        """Remove every injected reactor and disarm the delivery faults (``fakekube.faults``)
+        that have not fired; deliveries already held still arrive when their delay is over."""
         self.api.reactors.clear()
+        for informer in self.runtime.informers():
+            informer.intercept = None
 
     # ================================================================== workload actions
     def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:

@@ -3,21 +3,48 @@
 The conformance scenarios' timeline (``failPod: {hostname: ...}``) and the hypothesis fault
 timelines (``jobset_ref.testing.strategies``) both build these values, so a fault means the
 same thing, with the same parameters, wherever it is written. Each is a frozen value;
-``apply(cluster)`` makes it happen now and returns a one-line description of what it did.
-:func:`parse_fault` reads the mapping form (the YAML of a timeline step):
+``apply(cluster)`` makes it happen now (or arms it, for a delivery fault) and returns a one-line
+description of what it did. :func:`parse_fault` reads the mapping form (the YAML of a timeline
+step). Every fault is something a real cluster does:
 
-==============  ==========================================================  =====================
-action          spec                                                        value
-==============  ==========================================================  =====================
-``failPod``     a pod target, ``exitCode`` (1), ``reason`` (``Error``)    :class:`FailPod`
-``completePod`` a pod target                                                :class:`CompletePod`
-``evictPod``    a pod target                                                :class:`EvictPod`
-``deletePod``   a pod target                                                :class:`DeletePod`
-``failNode``    a node name, or ``{pod: <name or hostname>, namespace}``    :class:`FailNode`
-``inject``      ``{verb, resource, subresource, namespace, name, nth|times, :class:`Inject`
-                error: {code, reason, message}, delaySeconds}``
-``clearFaults`` ``true``                                                    :class:`ClearFaults`
-==============  ==========================================================  =====================
+=================  =======================================================  =======================
+action             spec                                                     value
+=================  =======================================================  =======================
+``failPod``        a pod target, ``exitCode`` (1), ``reason`` (``Error``)   :class:`FailPod`
+``completePod``    a pod target                                             :class:`CompletePod`
+``evictPod``       a pod target                                             :class:`EvictPod`
+``deletePod``      a pod target                                             :class:`DeletePod`
+``failNode``       a node name, or ``{pod: <name or hostname>, namespace}`` :class:`FailNode`
+``inject``         ``{verb, resource, subresource, namespace, name,         :class:`Inject`
+                   nth|times, error: {code, reason, message},
+                   delaySeconds}``
+``breakWatch``     ``{kind, nth}``                                          :class:`BreakWatch`
+``delayDelivery``  ``{kind, nth, delaySeconds}``                            :class:`DelayDelivery`
+``clearFaults``    ``true``                                                 :class:`ClearFaults`
+=================  =======================================================  =======================
+
+What each models:
+
+- ``failPod``/``completePod``: a container exits (an application error, OOM kill, a finished
+  run); ``evictPod``: an eviction (drain, API-initiated); ``deletePod``: ``kubectl delete pod``;
+  ``failNode``: a node stops responding (the node lifecycle controller's taints, its pods fail).
+- ``inject`` with ``error``: the API server answers a request with that Status (conflicts,
+  throttling, webhook or etcd errors); with ``delaySeconds``: the watch events of the matching
+  writes reach every watcher late (a lagging watch cache).
+- ``breakWatch``: the watch stream of the informers of ``kind`` ends at their ``nth`` next
+  event (a dropped connection, an apiserver restart, ``410 Gone``); that event and whatever was
+  in flight never arrive on it, and the informer relists as client-go's reflector does (list,
+  diff against its cache: ADDED/MODIFIED for what is listed, DELETED for what is gone; then
+  watch from the list's resourceVersion). A real watch never loses an event silently: it breaks
+  and the reflector relists.
+- ``delayDelivery``: the informers of ``kind`` get their ``nth`` next event, and every event
+  behind it on the stream (a watch is ordered), ``delaySeconds`` late (a slow consumer or
+  network, a busy controller process).
+
+Informers are shared by every simulated component (one process, as in kube-controller-manager),
+so a delivery fault delays or breaks the stream for all of them. Losing one event silently while
+the stream goes on has no real counterpart and is not in the vocabulary; tests that need it
+install ``Informer.intercept`` themselves.
 
 A **pod target** (:class:`PodTarget`) is a pod name (a hostname when no pod has that name) or
 ``{name | hostname | selector, namespace, all, pick}``. It picks among the matching pods that
@@ -34,23 +61,27 @@ virtual seconds: a number or a duration text such as ``"1m30s"``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fakekube import errors
-from fakekube._core.clock import parse_duration
+from fakekube._core.clock import parse_duration, seconds
 from fakekube.apiserver.faults import Reactor
+from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError, UsageError
 from fakekube.machinery import selectors
 
 if TYPE_CHECKING:
     from fakekube.cluster import FakeCluster
+    from fakekube.runtime.informer import Informer
 
 __all__ = [
     "FAULT_ACTIONS",
+    "BreakWatch",
     "ClearFaults",
     "CompletePod",
+    "DelayDelivery",
     "DeletePod",
     "EvictPod",
     "FailNode",
@@ -66,7 +97,8 @@ __all__ = [
 ]
 
 #: The timeline actions :func:`parse_fault` reads.
-FAULT_ACTIONS = ("failPod", "completePod", "evictPod", "deletePod", "failNode", "inject", "clearFaults")
+FAULT_ACTIONS = ("failPod", "completePod", "evictPod", "deletePod", "failNode", "inject", "breakWatch",
+                 "delayDelivery", "clearFaults")
 
 _TARGET_KEYS = ("name", "hostname", "selector", "namespace", "all", "pick")
 _INJECT_KEYS = ("verb", "resource", "subresource", "namespace", "name", "error", "delaySeconds", "nth", "times")
@@ -299,9 +331,100 @@ class Inject(Fault):
                f"{what}{when}"
 
 
+class _DeliveryFault(Fault):
+    """A fault armed on the informers of ``kind``: it acts on the ``nth`` change event each of
+    them delivers after ``apply``. Every event of the stream counts once, when it comes out of
+    the stream (events a relist hands out do not count); when a fault armed earlier acts on the
+    same event, this one does not."""
+
+    kind: str
+    nth: int
+    verb: ClassVar[str]
+
+    def _check(self) -> None:
+        if not isinstance(self.kind, str) or not self.kind:
+            raise UsageError(f"{type(self).__name__}(kind=...) takes a kind or resource name, got {self.kind!r}")
+        if not isinstance(self.nth, int) or isinstance(self.nth, bool) or self.nth < 1:
+            raise UsageError(f"{type(self).__name__}(nth=...) takes a positive int, got {self.nth!r}")
+
+    def fire(self, cluster: FakeCluster, informer: Informer, event: WatchEvent) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def apply(self, cluster: FakeCluster) -> str:
+        key = cluster.api.registry.resolve(self.kind).key
+        informers = cluster.runtime.informers(key)
+        if not informers:
+            raise NoTarget(f"no informer watches {key}")
+        for informer in informers:
+            informer.intercept = self._arm(cluster, informer, informer.intercept)
+        return f"{self.verb} {key} nth={self.nth}{self.describe_extra()}"
+
+    def describe_extra(self) -> str:
+        return ""
+
+    def _arm(self, cluster: FakeCluster, informer: Informer,
+             previous: Callable[[WatchEvent], bool] | None) -> Callable[[WatchEvent], bool]:
+        seen = 0
+
+        def intercept(event: WatchEvent) -> bool:
+            nonlocal seen
+            taken = previous is not None and previous(event)
+            seen += 1
+            if seen != self.nth or taken:  # a fault armed earlier acts on it: this one does not
+                return taken
+            meta = event.object.get("metadata") or {}
+            ref = f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else meta.get("name")
+            cluster.trace.add(f"{self.verb} {informer.kind}: {event.type} {ref}{self.describe_extra()}")
+            self.fire(cluster, informer, event)
+            return True
+
+        return intercept
+
+
+@dataclass(frozen=True, slots=True)
+class BreakWatch(_DeliveryFault):
+    """The watch of the informers of ``kind`` breaks at their ``nth`` next event: it is not
+    delivered, and each informer relists (list and diff) and watches on."""
+
+    kind: str
+    nth: int = 1
+    verb: ClassVar[str] = "break-watch"
+
+    def __post_init__(self) -> None:
+        self._check()
+
+    def fire(self, cluster: FakeCluster, informer: Informer, event: WatchEvent) -> None:
+        informer.relist()
+
+
+@dataclass(frozen=True, slots=True)
+class DelayDelivery(_DeliveryFault):
+    """The informers of ``kind`` get their ``nth`` next event, and every event behind it,
+    ``seconds`` late."""
+
+    kind: str
+    nth: int = 1
+    seconds: float = 1.0
+    verb: ClassVar[str] = "delay-delivery"
+
+    def __post_init__(self) -> None:
+        self._check()
+        value = self.seconds
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+            raise UsageError(f"DelayDelivery(seconds=...) takes a positive number of virtual seconds, got {value!r}")
+
+    def describe_extra(self) -> str:
+        return f" {self.seconds:g}s"
+
+    def fire(self, cluster: FakeCluster, informer: Informer, event: WatchEvent) -> None:
+        informer.hold(event)
+        cluster.loop.call_later(seconds(self.seconds), informer.release, label=f"release {informer.kind}")
+
+
 @dataclass(frozen=True, slots=True)
 class ClearFaults(Fault):
-    """Remove every injected reactor."""
+    """Remove every injected reactor and disarm every delivery fault that has not fired (held
+    deliveries still arrive when their delay is over)."""
 
     def apply(self, cluster: FakeCluster) -> str:
         cluster.clear_faults()
@@ -359,6 +482,17 @@ def parse_fault(action: str, spec: Any) -> Fault:
         return FailNode(name=spec)
     if action == "inject":
         return Inject(_reactor(spec))
+    if action in ("breakWatch", "delayDelivery"):
+        required = ("kind", "delaySeconds") if action == "delayDelivery" else ("kind",)
+        check_keys(spec, (*required, "nth"), action, required=required)
+        nth = _int(spec.get("nth", 1), f"{action}.nth")
+        if action == "breakWatch":
+            return BreakWatch(spec["kind"], nth)
+        try:
+            delay = parse_duration(spec["delaySeconds"])
+        except ValueError as err:
+            raise UsageError(f"delayDelivery.delaySeconds: {err}") from None
+        return DelayDelivery(spec["kind"], nth, delay)
     if action == "clearFaults":
         return ClearFaults()
     raise UsageError(f"unknown fault {action!r}; known: {', '.join(FAULT_ACTIONS)}")

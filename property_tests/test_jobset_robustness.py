@@ -1,5 +1,6 @@
 """Robustness: the controller converges to the same end state whatever the timing faults are:
-controller restarts at any instant, injected API conflicts, delayed watch events."""
+controller restarts at any instant, injected API conflicts, delayed watch events, broken watches
+(the informers relist) and late deliveries to the informers."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from jobset_ref.testing import strategies as s
 
 pytestmark = pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
 
-TIMING_FAULTS = ("restart-controllers", "conflict", "delay-watch")
+TIMING_FAULTS = ("restart-controllers", "conflict", "delay-watch", "break-watch", "delay-delivery")
+ARMABLE = ("conflict", "delay-watch", "break-watch", "delay-delivery")  # may hit the JobSet's first writes
 
 
 def end_state(cluster: FakeCluster, name: str) -> dict[str, Any]:
@@ -55,8 +57,7 @@ def _converging_scenarios(fault_kinds: tuple[str, ...], max_faults: int) -> st.S
 def test_same_end_state_under_restarts_conflicts_and_delays(scenario: s.Scenario, seed: int,
                                                             data: st.DataObject) -> None:
     # Some faults are armed before the JobSet is applied, so they can hit its first writes.
-    armed = data.draw(s.fault_timelines(scenario.jobset, max_size=2, horizon=1, kinds=("conflict", "delay-watch")),
-                      "armed").faults
+    armed = data.draw(s.fault_timelines(scenario.jobset, max_size=2, horizon=1, kinds=ARMABLE), "armed").faults
     calm = s.Scenario(scenario.jobset, scenario.shape, scenario.scripts, s.FaultTimeline(()), scenario.horizon)
     baseline, _ = calm.run(seed)
     cluster, log = scenario.run(seed, armed=armed)

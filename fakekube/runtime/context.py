@@ -67,6 +67,11 @@ class Runtime:
             informer.start()
         return informer
 
+    def informers(self, kind: str | None = None) -> list[Informer]:
+        """The shared informers of ``kind`` (one per delivery delay), or all of them, started so far."""
+        key = None if kind is None else self.server.resource(kind).key
+        return [informer for (k, _), informer in sorted(self._informers.items()) if key in (None, k)]
+
     def controller(self, name: str, reconcile: Callable[[Any], Result | None], *, strict: bool = True,
                    priority: Priority = Priority.NORMAL, backoff: Backoff = DEFAULT_BACKOFF,
                    retry_on: tuple[type[Exception], ...] = (ApiError,), verb: str = "reconcile") -> Controller:

@@ -2,7 +2,14 @@
 
 The cache holds the server's own (frozen) objects, shared by every reader: never mutate what an
 informer returns; copy it first. Handlers run inside watch deliveries (scheduled loop events).
-A ``410 Gone`` on the stream makes the informer relist and diff, as a reflector does.
+
+When its watch breaks (a ``410 Gone`` ERROR event on the stream, or a broken-watch fault) the
+informer does what client-go's reflector does: :meth:`Informer.relist` lists again, hands every
+listed object to the handlers (ADDED, or MODIFIED over the cached state), hands the cached
+objects the list no longer holds to them as DELETED, and watches on from the list's
+resourceVersion. :meth:`Informer.restart` is a controller restart instead: the cache is dropped
+silently and refilled. ``intercept``, :meth:`Informer.hold` and :meth:`Informer.release` are the
+hooks of the delivery faults of ``fakekube.faults``.
 
 An index that declares the fields it reads (``add_index(..., uses=...)``) is kept only when
 those fields change, so its function sees a read-only projection holding just those fields:
@@ -11,18 +18,21 @@ reading any other raises ``UsageError`` instead of quietly going stale.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from fakekube._core.clock import SimTime
+from fakekube._core.clock import SECOND, SimTime
 from fakekube._core.multimap import discard
 from fakekube.apiserver.server import Watch, WatchEvent
-from fakekube.errors import UsageError
+from fakekube.errors import ApiError, UsageError
 from fakekube.runtime._shared_client import SharedClient
 
 __all__ = ["Handler", "Indexer", "Informer", "Key", "key_of"]
 
 Key = tuple[str, str]
+RELIST_RETRY: SimTime = SECOND
+"""How long the informer waits to list again after a failed list."""
 Handler = Callable[[str, dict[str, Any], dict[str, Any] | None], None]
 """``handler(event_type, obj, old)``: ADDED / MODIFIED / DELETED, with the previous cached state."""
 Indexer = Callable[[Mapping[str, Any]], list[str]]
@@ -94,7 +104,9 @@ class Informer:
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
         self._handlers: list[Handler] = []
         self._watch: Watch | None = None
-        self.drop: Callable[[WatchEvent], bool] | None = None
+        self.intercept: Callable[[WatchEvent], bool] | None = None
+        """Sees each change event the watch delivers before it is applied; True: a fault took it."""
+        self._held: deque[tuple[WatchEvent, bool]] | None = None  # (event, already seen by intercept)
 
     # ------------------------------------------------------------------ setup
     def add_index(self, name: str, fn: Indexer, *, uses: tuple[str, ...] | None = None) -> None:
@@ -122,9 +134,7 @@ class Informer:
         if self._watch is not None:
             return
         self._watch = self.client.watch(self.kind, self._on_event, namespace=self.namespace,
-                                        label_selector=self.label_selector, delay=self.delay,
-                                        drop=self._maybe_drop)
-        # Also relist under a 410 ERROR event (watch from an expired resourceVersion).
+                                        label_selector=self.label_selector, delay=self.delay)
 
     def stop(self) -> None:
         if self._watch is not None:
@@ -134,19 +144,70 @@ class Informer:
     def restart(self) -> None:
         """Drop the cache and relist (a controller restart); handlers see ADDED for what exists."""
         self.stop()
+        self._held = None
         for key in list(self.cache):
             self._apply("DELETED", self.cache[key], notify=False)
         self.start()
 
-    def _maybe_drop(self, event: WatchEvent) -> bool:
-        return self.drop is not None and self.drop(event)
+    def relist(self) -> None:
+        """The watch broke: list again and diff against the cache (handlers see ADDED or MODIFIED
+        for each listed object and DELETED for each cached one that is gone), then watch from
+        the list's resourceVersion. Events still in flight on the broken stream are lost; the
+        list has their effect. A list that fails is retried a second later (as the reflector's
+        backoff does)."""
+        self.stop()
+        self._held = None
+        try:
+            listed = self.client.list_object(self.kind, self.namespace, label_selector=self.label_selector)
+        except ApiError:
+            self.client.server.loop.call_later(RELIST_RETRY, self._retry_relist, label=f"relist {self.kind}")
+            return
+        seen: set[Key] = set()
+        for obj in listed["items"]:
+            seen.add(key_of(obj))
+            self._apply("ADDED", obj)
+        for key in [k for k in self.cache if k not in seen]:
+            self._apply("DELETED", self.cache[key])
+        self._watch = self.client.watch(self.kind, self._on_event, namespace=self.namespace,
+                                        resource_version=listed["metadata"]["resourceVersion"],
+                                        label_selector=self.label_selector, delay=self.delay)
+
+    def _retry_relist(self) -> None:
+        if self._watch is None:
+            self.relist()
+
+    def hold(self, first: WatchEvent | None = None) -> None:
+        """Deliveries wait from now on (``first``, which ``intercept`` has seen, and then what
+        comes), in order, until :meth:`release`: a slow stream."""
+        if self._held is None:
+            self._held = deque()
+        if first is not None:
+            self._held.append((first, True))
+
+    def release(self) -> None:
+        """Deliver the held events in order, then deliver as events come again."""
+        held, self._held = self._held, None
+        watch = self._watch
+        while held and self._watch is watch:  # a relist on the way makes the rest stale
+            if self._held is not None:  # held again on the way: the rest waits behind, in order
+                self._held.extend(held)
+                return
+            self._deliver(*held.popleft())
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event: WatchEvent) -> None:
-        if event.type == "ERROR":
-            self.restart()
+        if self._held is not None:
+            self._held.append((event, False))
+        else:
+            self._deliver(event)
+
+    def _deliver(self, event: WatchEvent, screened: bool = False) -> None:
+        if event.type == "ERROR":  # 410 Gone: the stream ended
+            self.relist()
             return
         if event.type == "BOOKMARK":
+            return
+        if not screened and self.intercept is not None and self.intercept(event):
             return
         self._apply(event.type, event.object)
 

@@ -13,7 +13,16 @@ import yaml
 
 from fakekube import ApiError, SimulationError, UsageError
 from fakekube.clock import format_offset, seconds
-from fakekube.faults import FAULT_ACTIONS, DeletePod, EvictPod, Inject, NoTarget, parse_fault
+from fakekube.faults import (
+    FAULT_ACTIONS,
+    BreakWatch,
+    DelayDelivery,
+    DeletePod,
+    EvictPod,
+    Inject,
+    NoTarget,
+    parse_fault,
+)
 from fakekube.machinery.patch import json_merge_patch, json_patch
 from jobset_ref.conformance import scenario as loading
 from jobset_ref.conformance.checks import Checks
@@ -331,7 +340,7 @@ class Actions(Checks):
                 verb = "evict" if isinstance(fault, EvictPod) else "delete"
                 for pod in fault.pods(c):
                     self.call(partial(fault.act, c, pod), expect_error, f"{verb} pod {pod['metadata']['name']}")
-            elif isinstance(fault, Inject):
+            elif isinstance(fault, Inject | BreakWatch | DelayDelivery):  # a resource name to resolve
                 try:
                     fault.apply(c)
                 except UsageError as err:

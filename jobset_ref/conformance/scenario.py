@@ -127,8 +127,8 @@ SOURCE_KEYS = ("manifest", "upstream", "example", "file", "inline")
 NODES_FILE_KEYS = ("manifest", "example", "file")
 SOURCE_OPTIONS = ("select", "embedded", "patch", "jsonPatch", "namespace", "expectError", "note")
 STEP_ACTIONS = ("apply", "patch", "update", "delete", "suspend", "resume", "failPod", "completePod", "evictPod",
-                "deletePod", "failNode", "addNodes", "advance", "waitFor", "expect", "inject", "clearFaults",
-                "script")
+                "deletePod", "failNode", "addNodes", "advance", "waitFor", "expect", "inject", "breakWatch",
+                "delayDelivery", "clearFaults", "script")
 STEP_OPTIONS = ("at", "after", "note", "expectError", "expectTime", "timeout")
 TOP_KEYS = ("description", "covers", "xfail", "skip", "cluster", "manifests", "timeline", "end", "expect", "golden",
             "invariants", "notes")

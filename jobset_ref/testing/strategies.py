@@ -26,9 +26,10 @@ through its public API.
 
 The fault timelines speak the one fault vocabulary of :mod:`fakekube.faults` (the one conformance
 scenarios' timelines use): a drawn :class:`FailPod`, :class:`CompletePod`, :class:`FailNode`,
-:class:`InjectConflict` or :class:`DelayWatch` is a timed, JobSet-relative description that
-applies the ``fakekube.faults`` value it stands for (``failPod``, ``completePod``, ``failNode``,
-``inject`` with a 409 error or ``delaySeconds``).
+:class:`InjectConflict`, :class:`DelayWatch`, :class:`BreakWatch` or :class:`DelayDelivery` is a
+timed, JobSet-relative description that applies the ``fakekube.faults`` value it stands for
+(``failPod``, ``completePod``, ``failNode``, ``inject`` with a 409 error or ``delaySeconds``,
+``breakWatch``, ``delayDelivery``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ __all__ = [
     "DEFAULT_TOPOLOGY_KEYS",
     "FAULT_KINDS",
     "INVALID_RULES",
+    "BreakWatch",
     "ClusterShape",
     "CompletePod",
+    "DelayDelivery",
     "DelayWatch",
     "DeleteJobSet",
     "FailNode",
@@ -1366,9 +1369,34 @@ class DelayWatch(Fault):
                                      times=self.times)).apply(cluster)
 
 
+@dataclass(frozen=True, slots=True)
+class BreakWatch(Fault):
+    """The informers' watch of ``resource`` breaks at their ``nth`` next event; they relist."""
+
+    at: float
+    resource: str = "pods"
+    nth: int = 1
+
+    def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
+        return faults.BreakWatch(self.resource, self.nth).apply(cluster)
+
+
+@dataclass(frozen=True, slots=True)
+class DelayDelivery(Fault):
+    """The informers of ``resource`` get their ``nth`` next event, and all behind it, ``seconds`` late."""
+
+    at: float
+    resource: str = "pods"
+    nth: int = 1
+    seconds: float = 1.0
+
+    def apply(self, cluster: FakeCluster, ctx: FaultContext) -> str:
+        return faults.DelayDelivery(self.resource, self.nth, self.seconds).apply(cluster)
+
+
 #: Names of the fault kinds :func:`fault_timelines` can draw.
 FAULT_KINDS: tuple[str, ...] = ("fail-pod", "complete-pod", "fail-node", "suspend", "resume", "delete-jobset",
-                                "restart-controllers", "conflict", "delay-watch")
+                                "restart-controllers", "conflict", "delay-watch", "break-watch", "delay-delivery")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1399,14 +1427,17 @@ class FaultTimeline:
 
 
 _JOBSET_RESOURCES = ("jobsets.jobset.x-k8s.io", "jobs.batch", "services", "pods")
+_WATCHED_RESOURCES = (*_JOBSET_RESOURCES, "endpointslices.discovery.k8s.io", "nodes")
 
 
 def fault_timelines(jobset: Mapping[str, Any], *, min_size: int = 0, max_size: int = 5, horizon: float = 60,
                     kinds: Sequence[str] = FAULT_KINDS, nodes: int = 4) -> SearchStrategy[FaultTimeline]:
     """Timelines of up to ``max_size`` faults within ``horizon`` virtual seconds against ``jobset``:
     pod failures (exit codes and reasons), pod completions, node failures (``node_index`` among
-    ``nodes``), suspend/resume, JobSet deletion, controller restarts, injected API conflicts and
-    delayed watch events. ``kinds`` picks from :data:`FAULT_KINDS`.
+    ``nodes``), suspend/resume, JobSet deletion, controller restarts, injected API conflicts,
+    delayed watch events, broken watches and late deliveries to the informers (of the JobSet's
+    resources, EndpointSlices or Nodes, at their 1st to 20th next event). ``kinds`` picks from
+    :data:`FAULT_KINDS`.
     """
     _check_bounds("size", min_size, max_size)
     wanted = list(kinds)
@@ -1456,6 +1487,11 @@ def fault_timelines(jobset: Mapping[str, Any], *, min_size: int = 0, max_size: i
                 ("update", "jobsets.jobset.x-k8s.io", "status"), ("create", "jobs.batch", None),
                 ("update", "jobs.batch", None), ("create", "services", None), ("delete", "jobs.batch", None)]))
             return InjectConflict(at, verb, resource, draw(st.integers(1, 3)), sub)
+        if kind == "break-watch":
+            return BreakWatch(at, draw(st.sampled_from(_WATCHED_RESOURCES)), draw(st.integers(1, 20)))
+        if kind == "delay-delivery":
+            return DelayDelivery(at, draw(st.sampled_from(_WATCHED_RESOURCES)), draw(st.integers(1, 20)),
+                                 draw(st.sampled_from([0.5, 2.0, 7.0])))
         resource = draw(st.sampled_from(_JOBSET_RESOURCES))
         return DelayWatch(at, "*", resource, draw(st.sampled_from([0.5, 1.0, 5.0])), draw(st.integers(1, 5)))
 

@@ -219,14 +219,14 @@ def run_workload(seed: int, monkeypatch: pytest.MonkeyPatch, dns_class: type[Dns
                                               "labels": meta["labels"]}})
         elif op == 15:  # informers miss deletions (and a node), then relist
             pods, nodes = cluster.runtime.informer("pods"), cluster.runtime.informer("nodes")
-            pods.drop = nodes.drop = lambda event: event.type == "DELETED"
+            pods.intercept = nodes.intercept = lambda event: event.type == "DELETED"
             for _ in range(3):
                 if pod := some("pods"):
                     cluster.delete("pods", pod["metadata"]["name"], grace_period_seconds=0)
             if (node := some("nodes", None)) and len(cluster.list("nodes")) > 1:
                 cluster.delete("nodes", node["metadata"]["name"], None)
             cluster.advance(rng.choice([0, 1]))
-            pods.drop = nodes.drop = None
+            pods.intercept = nodes.intercept = None
             cluster.runtime.restart_informers()
         cluster.advance(rng.choice([0, 0.001, 0.5, 1, 4]))
     cluster.advance(30)

@@ -8,8 +8,10 @@ import pytest
 
 from fakekube import ApiError, Conflict, FakeCluster, NotFound, Reactor, UsageError
 from fakekube.faults import (
+    BreakWatch,
     ClearFaults,
     CompletePod,
+    DelayDelivery,
     DeletePod,
     EvictPod,
     FailNode,
@@ -47,6 +49,8 @@ def phase(cluster: FakeCluster, name: str) -> str:
     ("deletePod", "b", DeletePod(PodTarget(name="b"))),
     ("failNode", "n0", FailNode(name="n0")),
     ("failNode", {"pod": "h0"}, FailNode(pod=PodTarget(name="h0"))),
+    ("breakWatch", {"kind": "Pod", "nth": 3}, BreakWatch("Pod", 3)),
+    ("delayDelivery", {"kind": "jobs", "delaySeconds": "1m"}, DelayDelivery("jobs", 1, 60.0)),
     ("clearFaults", True, ClearFaults()),
 ])
 def test_parse_fault_reads_the_timeline_vocabulary(action: str, spec: Any, expected: object) -> None:
@@ -73,6 +77,11 @@ def test_parse_inject_builds_a_reactor() -> None:
     ("inject", {"verb": "update"}, r"needs error=ApiError"),
     ("inject", {"error": {"code": 500}}, r"inject.error: missing required key\(s\) 'message'"),
     ("inject", {"delaySeconds": "soon"}, r"inject.delaySeconds: expected seconds"),
+    ("breakWatch", {"nth": 2}, r"breakWatch: missing required key\(s\) 'kind'"),
+    ("breakWatch", {"kind": "Pod", "nth": 0}, r"BreakWatch\(nth=...\) takes a positive int, got 0"),
+    ("delayDelivery", {"kind": "Pod"}, r"delayDelivery: missing required key\(s\) 'delaySeconds'"),
+    ("delayDelivery", {"kind": "Pod", "delaySeconds": 0}, r"takes a positive number of virtual seconds, got 0"),
+    ("delayDelivery", {"kind": "Pod", "delaySeconds": "soon"}, r"delayDelivery.delaySeconds: expected seconds"),
     ("meteor", {}, r"unknown fault 'meteor'; known: failPod"),
 ])
 def test_a_malformed_fault_is_a_usage_error(action: str, spec: Any, message: str) -> None:
@@ -130,3 +139,21 @@ def test_inject_applies_a_fresh_reactor_each_time() -> None:
             cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
     assert fault.reactor.fired == 0 and [c.api.reactors[0].fired for c in clusters] == [1, 1]
     assert ClearFaults().apply(clusters[0]) == "clear-faults" and clusters[0].api.reactors == []
+
+
+def test_a_delivery_fault_needs_an_informer_of_its_kind() -> None:
+    cluster = FakeCluster(seed=0, simulate=False)  # no component, no informer
+    with pytest.raises(NoTarget, match="no informer watches pods"):
+        BreakWatch("pods").apply(cluster)
+    with pytest.raises(UsageError, match="ConfigMapz"):
+        DelayDelivery("ConfigMapz").apply(cluster)
+
+
+def test_clear_faults_disarms_delivery_faults_that_have_not_fired() -> None:
+    cluster = running_cluster()
+    assert DelayDelivery("Pod", nth=1, seconds=30).apply(cluster) == "delay-delivery pods nth=1 30s"
+    assert ClearFaults().apply(cluster) == "clear-faults"
+    cluster.delete_pod("b")
+    cluster.advance(1)
+    assert cluster.trace.grep("delay-delivery pods:") == []
+    assert cluster.runtime.informer("pods").get("b", "default") is None

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from fakekube import FakeCluster, UsageError
+from fakekube import FakeCluster, Reactor, UsageError
+from fakekube.faults import BreakWatch, DelayDelivery, api_error
 from fakekube.testing.builders import make_pod
 
 
@@ -126,3 +127,88 @@ def test_a_declared_field_covers_everything_below_it() -> None:
     pods.add_index("name", lambda p: [f"{p['metadata']['name']}:{p['metadata']['labels']['team']}"],
                    uses=("metadata.labels", "metadata"))
     assert _names(pods.by_index("name", "p:red")) == ["p"]
+
+
+# --------------------------------------------------------------------------- delivery faults
+
+
+def _recording(cluster: FakeCluster) -> tuple[Any, list[tuple[str, str]]]:
+    pods = cluster.runtime.informer("pods")
+    seen: list[tuple[str, str]] = []
+    pods.add_handler(lambda kind, obj, old: seen.append((kind, obj["metadata"]["name"])))
+    return pods, seen
+
+
+def test_a_broken_watch_relists_and_hands_out_what_changed_meanwhile() -> None:
+    """The stream breaks at the DELETED of b (never delivered); the relist hands out a again
+    (MODIFIED) and b as DELETED, then the new watch brings c."""
+    cluster = _cluster()
+    pods, seen = _recording(cluster)
+    for name in ("a", "b"):
+        cluster.create(make_pod(name))
+    cluster.run_until_idle()
+    assert BreakWatch("Pod").apply(cluster) == "break-watch pods nth=1"
+    cluster.delete("pods", "b", grace_period_seconds=0)
+    cluster.run_until_idle()
+    cluster.create(make_pod("c"))
+    cluster.run_until_idle()
+    assert seen == [("ADDED", "a"), ("ADDED", "b"), ("MODIFIED", "a"), ("DELETED", "b"), ("ADDED", "c")]
+    assert _names(pods.list()) == ["a", "c"]
+    assert cluster.trace.grep("break-watch") == ["t=00:00:00.000 break-watch pods: DELETED default/b"]
+
+
+def test_a_relist_that_fails_is_tried_again_a_second_later() -> None:
+    cluster = _cluster()
+    pods, _ = _recording(cluster)
+    cluster.create(make_pod("a"))
+    cluster.run_until_idle()
+    cluster.inject(Reactor(verb="list", resource="pods", times=1, error=api_error(500, "etcd timeout")))
+    BreakWatch("Pod").apply(cluster)
+    cluster.delete("pods", "a", grace_period_seconds=0)
+    cluster.advance(0.5)
+    assert _names(pods.list()) == ["a"]  # stale: the list failed
+    cluster.advance(0.6)
+    assert _names(pods.list()) == []
+
+
+def test_a_delayed_delivery_holds_that_event_and_everything_behind_it_in_order() -> None:
+    cluster = _cluster()
+    pods, seen = _recording(cluster)
+    cluster.create(make_pod("a"))
+    cluster.run_until_idle()
+    DelayDelivery("pods", nth=2, seconds=2).apply(cluster)
+    cluster.create(make_pod("b"))     # the 1st event: on time
+    cluster.advance(0.5)
+    cluster.create(make_pod("c"))     # the 2nd: held 2 s
+    cluster.advance(0.5)
+    cluster.delete("pods", "a", grace_period_seconds=0)  # behind it: held as well
+    cluster.advance(1.4)
+    assert _names(pods.list()) == ["a", "b"]
+    cluster.advance(0.2)
+    assert _names(pods.list()) == ["b", "c"]
+    assert seen == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c"), ("DELETED", "a")]
+
+
+def test_a_delivery_held_again_while_released_keeps_the_stream_in_order() -> None:
+    cluster = _cluster()
+    _, seen = _recording(cluster)
+    DelayDelivery("pods", nth=1, seconds=1).apply(cluster)
+    DelayDelivery("pods", nth=2, seconds=1).apply(cluster)  # fires on b, released with a
+    for name in ("a", "b", "c"):
+        cluster.create(make_pod(name))
+    cluster.advance(1.5)
+    assert seen == [("ADDED", "a")]
+    cluster.advance(1)
+    assert seen == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+
+
+def test_a_held_event_counts_once_for_the_faults_armed_on_its_informer() -> None:
+    cluster = _cluster()
+    _, seen = _recording(cluster)
+    DelayDelivery("pods", nth=1, seconds=1).apply(cluster)  # holds a
+    BreakWatch("pods", nth=2).apply(cluster)                # the 2nd event is b's ADDED, not a's again
+    for name in ("a", "b"):
+        cluster.create(make_pod(name))
+    cluster.advance(2)
+    assert cluster.trace.grep("break-watch") == ["t=00:00:01.000 break-watch pods: ADDED default/b"]
+    assert seen == [("ADDED", "a"), ("MODIFIED", "a"), ("ADDED", "b")]  # a again: the relist

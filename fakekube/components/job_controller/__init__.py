@@ -8,8 +8,10 @@ PodIndexLabel on), function by function, one module per upstream concern:
   ``addPod``/``updatePod``/``deletePod`` (batched syncs, ``syncJobBatchPeriod`` = 1 s),
   ``syncJob``, ``manageJob``, ``deleteActivePods``, ``deleteJobPods``, ``pastBackoffLimitOnFailure``,
   ``pastActiveDeadline``, ``activePodsForRemoval`` (with ``appendDuplicatedIndexPodsForRemoval``),
-  ``syncOrphanPod``/``cleanupPodFinalizers``, and ``controller_utils.go``'s
-  ``ControllerExpectations`` (5 min TTL), ``CreatePodsWithGenerateName`` (``GetPodFromTemplate``,
+  ``syncOrphanPod``/``cleanupPodFinalizers``, ``finishedJobExpectations`` (1.33: a Job whose
+  terminal condition this controller wrote is not synced until the cache shows it), and
+  ``controller_utils.go``'s ``ControllerExpectations`` (5 min TTL),
+  ``CreatePodsWithGenerateName`` (``GetPodFromTemplate``,
   with ``addIndexFailureCountAnnotation``) and slow-start batches;
 - :mod:`.tracking` (pod accounting and the tracking finalizer): ``trackJobStatusAndRemoveFinalizers``,
   ``flushUncountedAndRemoveFinalizers``, ``cleanUncountedPodsWithoutFinalizers``,

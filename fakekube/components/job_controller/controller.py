@@ -86,6 +86,7 @@ class JobController(FinalizerTracking):
         self._expectations: dict[Key, _Expectations] = {}
         self._rm_finalizers: dict[Key, set[str]] = {}
         self._backoff: dict[Key, BackoffRecord] = {}
+        self._finished_jobs: set[str] = set()
         self._wired = False
         self._running = False
 
@@ -118,6 +119,7 @@ class JobController(FinalizerTracking):
         if event == "DELETED":
             self.queue.enqueue(key)
             self._cleanup_pod_finalizers(job)
+            self._finished_jobs.discard(meta_of(job).get("uid") or "")
             return
         if event == "ADDED" or old is None:
             self.queue.enqueue(key)
@@ -258,7 +260,13 @@ class JobController(FinalizerTracking):
         managed_by = spec.get("managedBy")
         if managed_by is not None and managed_by != JOB_CONTROLLER_NAME:
             return
+        uid = meta_of(cached).get("uid") or ""
         if is_job_finished(cached):
+            self._finished_jobs.discard(uid)
+            return
+        if uid in self._finished_jobs:
+            # finishedJobExpectations: this sync wrote the Job's terminal condition and the cache
+            # has not shown it yet; a sync on the stale Job would recreate the pods it counted.
             return
         if spec.get("completionMode") not in ("NonIndexed", "Indexed"):
             self.recorder.event(cached, WARNING, "UnknownCompletionMode",

@@ -128,6 +128,7 @@ class FinalizerTracking:
     recorder: EventRecorder
     _rm_finalizers: dict[Key, set[str]]
     _backoff: dict[Key, BackoffRecord]
+    _finished_jobs: set[str]
 
     def _finalizer_removal_observed(self, key: Key, uid: str) -> None:
         uids = self._rm_finalizers.get(key)
@@ -234,6 +235,7 @@ class FinalizerTracking:
         if needs_flush:
             ctx.job = self._update_status(ctx.job)
             if job_finished:
+                self._finished_jobs.add(meta_of(ctx.job).get("uid") or "")
                 record_job_finished(self.recorder, ctx.job, ctx.finished_condition)
 
     def _update_status(self, job: dict[str, Any]) -> dict[str, Any]:
