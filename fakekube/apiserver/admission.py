@@ -137,6 +137,8 @@ class PriorityAdmission:
     ``preemptionPolicy`` is refused (403), as upstream. Validating, on PriorityClass CREATE/UPDATE:
     only one class may be the global default.
 
+    ``builtin`` names classes that resolve even when they are not stored (the system classes,
+    which the fake does not create at start: see :mod:`fakekube.apiserver.kinds.scheduling`).
     Reads the store directly (no copies): pod creation is a hot path and classes are few. The
     plugin's UPDATE half (an update omitting ``priority`` keeps the stored one) is the pod
     strategy's ``prepare_for_update``, so that pod updates need no mutating admission.
@@ -144,8 +146,9 @@ class PriorityAdmission:
 
     name = "Priority"
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, builtin: dict[str, int] | None = None) -> None:
         self._store = store
+        self._builtin = dict(builtin or {})
 
     def _default_class(self) -> dict[str, Any] | None:
         best: dict[str, Any] | None = None
@@ -171,6 +174,8 @@ class PriorityAdmission:
         class_name = spec.get("priorityClassName")
         if class_name:
             pc = self._store.get(PRIORITY_CLASSES, "", class_name) if isinstance(class_name, str) else None
+            if pc is None and class_name in self._builtin:
+                pc = {"value": self._builtin[class_name], "preemptionPolicy": PREEMPT_LOWER_PRIORITY}
             if pc is None:
                 raise self._forbidden(request, f"no PriorityClass with name {class_name} was found")
         else:

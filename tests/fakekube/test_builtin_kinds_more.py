@@ -128,3 +128,8 @@ def test_tables_of_the_new_kinds(cluster: FakeCluster) -> None:
     assert [(c["name"], c["priority"]) for c in doc["columnDefinitions"]] == [
         ("Name", 0), ("Role", 0), ("Age", 0), ("Users", 1), ("Groups", 1), ("ServiceAccounts", 1)]
     assert doc["rows"][0]["cells"] == ["crb", "ClusterRole/view", "0s", "", "g", "ns/sa"]
+
+
+def test_system_priority_classes_resolve(cluster: FakeCluster) -> None:
+    spec = cluster.create(pod("critical", priorityClassName="system-node-critical"))["spec"]
+    assert (spec["priority"], spec["preemptionPolicy"]) == (2000001000, "PreemptLowerPriority")

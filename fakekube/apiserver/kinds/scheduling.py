@@ -6,6 +6,11 @@ starting with ``system-`` must be one of the system classes with its exact value
 ``globalDefault: false``; any other class has a value of at most 1,000,000,000; ``value`` and
 ``preemptionPolicy`` never change. That at most one class is the global default is the Priority
 admission plugin's check (:class:`fakekube.apiserver.admission.PriorityAdmission`), as upstream.
+
+DEVIATION(upstream): kube-apiserver creates ``system-node-critical`` and ``system-cluster-critical``
+at start; the fake does not store them (creating them would shift every resourceVersion and uid
+of existing traces), but pods naming them resolve to their values, and creating them with their
+exact values is allowed (any other ``system-`` class is refused as upstream).
 """
 
 from __future__ import annotations
@@ -106,6 +111,6 @@ def install(server: ApiServer) -> None:
     any webhook, as kube-apiserver runs its built-in plugins before the webhooks)."""
     server.registry.add(ResourceType(GROUP, "v1", "PriorityClass", "priorityclasses", namespaced=False,
                                      strategy=PriorityClassStrategy(), short_names=("pc",)))
-    plugin = PriorityAdmission(server.store)
+    plugin = PriorityAdmission(server.store, {name: value for name, (value, _) in SYSTEM_PRIORITY_CLASSES.items()})
     server.admission.register(plugin, resources=["pods"], operations=[CREATE], mutating=True)
     server.admission.register(plugin, resources=[PRIORITY_CLASSES], operations=[CREATE, UPDATE], validating=True)
