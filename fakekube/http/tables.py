@@ -10,7 +10,8 @@ The printers are those of ``pkg/printers/internalversion/printers.go`` (Kubernet
 kinds this server serves: Pods (the READY / STATUS / RESTARTS logic of kubectl's pod printer, with
 ``Init:``, ``CrashLoopBackOff``, ``Completed``, ``Terminating``, ``RESTARTS 3 (2m ago)``), Jobs,
 Services, Nodes, Namespaces, Events, ConfigMaps, EndpointSlices, PersistentVolumeClaims,
-ServiceAccounts, Secrets, Roles, RoleBindings, ClusterRoles, ClusterRoleBindings and PriorityClasses. Other built-in kinds (CustomResourceDefinitions) get the generic convertor's
+ServiceAccounts, Secrets, Roles, RoleBindings, ClusterRoles, ClusterRoleBindings, PriorityClasses and
+ValidatingAdmissionPolicies (and bindings). Other built-in kinds (CustomResourceDefinitions) get the generic convertor's
 ``Name`` / ``Created At``; custom resources get ``Name`` plus their CRD's
 ``additionalPrinterColumns`` (or ``Age`` when it has none), evaluated as the apiextensions-apiserver
 does. Ages and durations are ``duration.HumanDuration`` of the virtual clock: pass ``now``.
@@ -634,6 +635,31 @@ _PRIORITY_CLASS: Final = Printer((
 ), lambda pc, now: [_name(pc), pc.get("value", 0), bool(pc.get("globalDefault")), _age(pc, now),
                     str(pc.get("preemptionPolicy") or "")])
 
+def _param_ref(ref: Mapping[str, Any] | None) -> str:
+    if not ref:
+        return "<unset>"
+    name = str(ref.get("name") or "") or ("*" if ref.get("selector") is not None else "")
+    return f"{ref['namespace']}/{name}" if ref.get("namespace") else name
+
+
+_VALIDATING_ADMISSION_POLICY: Final = Printer((
+    _NAME_COLUMN,
+    _Column("Validations", "Validations indicates the number of validation rules defined in this configuration",
+            type="integer"),
+    _Column("ParamKind", "ParamKind specifies the kind of resources used to parameterize this policy"),
+    _AGE,
+), lambda p, now: [_name(p), len(_get(p, "spec", "validations") or []),
+                   (f"{_get(p, 'spec', 'paramKind', 'apiVersion') or ''}/{_get(p, 'spec', 'paramKind', 'kind') or ''}"
+                    if _get(p, "spec", "paramKind") else "<unset>"), _age(p, now)])
+
+_VALIDATING_ADMISSION_POLICY_BINDING: Final = Printer((
+    _NAME_COLUMN,
+    _Column("PolicyName", "PolicyName indicates the policy definition which the policy binding binded to"),
+    _Column("ParamRef", "ParamRef indicates the param resource which sets the configration param"),
+    _AGE,
+), lambda b, now: [_name(b), str(_get(b, "spec", "policyName") or ""), _param_ref(_get(b, "spec", "paramRef")),
+                   _age(b, now)])
+
 #: ``rest.NewDefaultTableConvertor``: built-in kinds without a printer (CRDs).
 _DEFAULT: Final = Printer(
     (_NAME_COLUMN, _Column("Created At", (_META, "creationTimestamp"), type="date")),
@@ -648,6 +674,8 @@ _PRINTERS: Final[dict[tuple[str, str], Printer]] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): _binding_printer("RoleBinding"),
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _binding_printer("ClusterRoleBinding"),
     ("scheduling.k8s.io", "PriorityClass"): _PRIORITY_CLASS,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): _VALIDATING_ADMISSION_POLICY,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): _VALIDATING_ADMISSION_POLICY_BINDING,
 }
 
 

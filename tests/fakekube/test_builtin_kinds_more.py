@@ -133,3 +133,24 @@ def test_tables_of_the_new_kinds(cluster: FakeCluster) -> None:
 def test_system_priority_classes_resolve(cluster: FakeCluster) -> None:
     spec = cluster.create(pod("critical", priorityClassName="system-node-critical"))["spec"]
     assert (spec["priority"], spec["preemptionPolicy"]) == (2000001000, "PreemptLowerPriority")
+
+
+def test_validating_admission_policies_are_stored_with_defaults_and_checked(cluster: FakeCluster) -> None:
+    api_version = "admissionregistration.k8s.io/v1"
+    policy = cluster.create(obj(api_version, "ValidatingAdmissionPolicy", "only-annotations", None, spec={
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["UPDATE"],
+                                                "resources": ["pods"]}]},
+        "validations": [{"expression": "object.spec == oldObject.spec"}]}))
+    assert policy["spec"]["failurePolicy"] == "Fail"
+    assert policy["spec"]["matchConstraints"]["matchPolicy"] == "Equivalent"
+    assert policy["metadata"]["generation"] == 1
+    binding = cluster.create(obj(api_version, "ValidatingAdmissionPolicyBinding", "b", None,
+                                 spec={"policyName": "only-annotations", "validationActions": ["Deny"]}))
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    assert error(cluster, obj(api_version, "ValidatingAdmissionPolicy", "empty", None, spec={})) == (
+        422, 'ValidatingAdmissionPolicy.admissionregistration.k8s.io "empty" is invalid: [spec.matchConstraints: '
+             "Required value, spec.validations: Required value: validations or auditAnnotations must contain at "
+             "least one item]")
+    code, message = error(cluster, obj(api_version, "ValidatingAdmissionPolicyBinding", "bad", None,
+                                       spec={"validationActions": ["Deny", "Warn"]}))
+    assert code == 422 and "spec.policyName: Required value" in message and "must not contain both Deny and Warn" in message
