@@ -14,6 +14,10 @@ Binding: ``POST pods/<pod>/binding``, then a ``Normal Scheduled`` event ``Succes
 required pod affinity; the pod itself changes), no earlier than upstream's per-pod backoff
 (1 s doubling to 10 s after the last attempt).
 
+Preemption (:mod:`.preemption`): a pod that fits nowhere may evict lower-priority pods; the
+scheduler then writes their ``DisruptionTarget`` condition, deletes them, records ``Preempted``
+events and sets the preemptor's ``status.nominatedNodeName`` with its ``FailedScheduling``.
+
 Which node a pod gets is :mod:`.indexes`' answer (:meth:`.indexes.Indexes._find_node`).
 """
 
@@ -114,6 +118,8 @@ class Scheduler(Preemption):
         node = spec.get("nodeName")
         if node:
             self._dequeue(key)
+            if self._nomination_of:
+                self._clear_nomination(key)
             if is_terminal(obj):
                 self._terminating_victims.pop(key, None)
                 if self._forget(key, meta.get("uid")):
