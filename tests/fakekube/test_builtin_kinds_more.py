@@ -154,3 +154,15 @@ def test_validating_admission_policies_are_stored_with_defaults_and_checked(clus
     code, message = error(cluster, obj(api_version, "ValidatingAdmissionPolicyBinding", "bad", None,
                                        spec={"validationActions": ["Deny", "Warn"]}))
     assert code == 422 and "spec.policyName: Required value" in message and "must not contain both Deny and Warn" in message
+
+
+def test_secret_and_role_tables(cluster: FakeCluster) -> None:
+    cluster.create(obj("v1", "Secret", "s", type="kubernetes.io/basic-auth", data={"username": "dQ==", "password": ""}))
+    cluster.create(obj(RBAC, "Role", "r", rules=[]))
+    api = cluster.api
+    doc = tables.table(api.resource("secrets"), [cluster.get("secrets", "s")], now=api.now)
+    assert [c["name"] for c in doc["columnDefinitions"]] == ["Name", "Type", "Data", "Age"]
+    assert doc["rows"][0]["cells"] == ["s", "kubernetes.io/basic-auth", 2, "0s"]
+    doc = tables.table(api.resource("roles"), [cluster.get("roles", "r")], now=api.now)
+    assert [(c["name"], c["type"]) for c in doc["columnDefinitions"]] == [("Name", "string"), ("Created At", "date")]
+    assert doc["rows"][0]["cells"] == ["r", "2030-01-01T00:00:00Z"]
