@@ -11,10 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fakekube.errors import Forbidden
+
 if TYPE_CHECKING:
     from fakekube.apiserver.resources import ResourceType
 
-__all__ = ["CREATE", "DELETE", "UPDATE", "AdmissionChain", "AdmissionPlugin", "AdmissionRequest", "ClusterReader"]
+__all__ = ["CREATE", "DELETE", "UPDATE", "AdmissionChain", "AdmissionPlugin", "AdmissionRequest", "ClusterReader",
+           "PriorityAdmission"]
 
 CREATE, UPDATE, DELETE = "CREATE", "UPDATE", "DELETE"
 
@@ -117,3 +120,91 @@ class AdmissionChain:
         for reg in self._validating:
             if self._applies(reg, request):
                 reg.plugin.validate(request)
+
+
+PRIORITY_CLASSES = "priorityclasses.scheduling.k8s.io"
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+
+
+class PriorityAdmission:
+    """kube-apiserver's ``Priority`` admission plugin (``plugin/pkg/admission/priority``).
+
+    Mutating, on pod CREATE: ``spec.priorityClassName`` resolves to ``spec.priority`` and
+    ``spec.preemptionPolicy`` of that class (403 ``no PriorityClass with name <n> was found`` when it
+    does not exist); without a name the global default class applies (its name is written into the
+    pod; the lowest value wins should several be marked default), else priority 0 and
+    ``PreemptLowerPriority``. A pod that already carries a different ``priority`` or
+    ``preemptionPolicy`` is refused (403), as upstream. Validating, on PriorityClass CREATE/UPDATE:
+    only one class may be the global default.
+
+    ``builtin`` names classes that resolve even when they are not stored (the system classes,
+    which the fake does not create at start: see :mod:`fakekube.apiserver.kinds.scheduling`).
+    Reads the store directly (no copies): pod creation is a hot path and classes are few. The
+    plugin's UPDATE half (an update omitting ``priority`` keeps the stored one) is the pod
+    strategy's ``prepare_for_update``, so that pod updates need no mutating admission.
+    """
+
+    name = "Priority"
+
+    def __init__(self, store: Any, builtin: dict[str, int] | None = None) -> None:
+        self._store = store
+        self._builtin = dict(builtin or {})
+
+    def _default_class(self) -> dict[str, Any] | None:
+        best: dict[str, Any] | None = None
+        if not self._store.count(PRIORITY_CLASSES):
+            return None
+        for pc in self._store.list(PRIORITY_CLASSES):
+            if pc.get("globalDefault") and (best is None or pc.get("value", 0) < best.get("value", 0)):
+                best = pc
+        return best
+
+    @staticmethod
+    def _forbidden(request: AdmissionRequest, why: str) -> Forbidden:
+        meta = request.obj.get("metadata") or {}
+        name = request.name or meta.get("name") or meta.get("generateName") or "Unknown"
+        return Forbidden.for_object(request.resource.names, name, why)
+
+    def admit(self, request: AdmissionRequest) -> None:
+        if request.operation != CREATE or request.subresource:
+            return
+        spec = request.obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        class_name = spec.get("priorityClassName")
+        if class_name:
+            pc = self._store.get(PRIORITY_CLASSES, "", class_name) if isinstance(class_name, str) else None
+            if pc is None and class_name in self._builtin:
+                pc = {"value": self._builtin[class_name], "preemptionPolicy": PREEMPT_LOWER_PRIORITY}
+            if pc is None:
+                raise self._forbidden(request, f"no PriorityClass with name {class_name} was found")
+        else:
+            pc = self._default_class()
+            if pc is not None:
+                spec["priorityClassName"] = pc["metadata"]["name"]
+        priority = int(pc.get("value", 0)) if pc is not None else 0
+        given = spec.get("priority")
+        if given is not None and given != priority:
+            raise self._forbidden(request, f"the integer value of priority ({given}) must not be provided in pod "
+                                           f"spec; priority admission controller computed {priority} from the "
+                                           "given PriorityClass name")
+        spec["priority"] = priority
+        policy = pc.get("preemptionPolicy") if pc is not None else PREEMPT_LOWER_PRIORITY
+        if policy:
+            given_policy = spec.get("preemptionPolicy")
+            if given_policy and given_policy != policy:
+                raise self._forbidden(request, f"the string value of PreemptionPolicy ({given_policy}) must not be "
+                                               f"provided in pod spec; priority admission controller computed "
+                                               f"{policy} from the given PriorityClass name")
+            spec["preemptionPolicy"] = policy
+
+    def validate(self, request: AdmissionRequest) -> None:
+        if request.subresource or not request.obj.get("globalDefault"):
+            return
+        current = self._default_class()
+        if current is None:
+            return
+        current_name = current["metadata"]["name"]
+        if request.operation == CREATE or current_name != request.name:
+            raise self._forbidden(request, f"PriorityClass {current_name} is already marked as default. "
+                                           "Only one default can exist")

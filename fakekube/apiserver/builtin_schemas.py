@@ -87,10 +87,30 @@ ROOTS: Final[tuple[tuple[str, str, str, str], ...]] = (
     ("v1", "PersistentVolumeClaimList", "V1PersistentVolumeClaimList", ""),
     ("v1", "ServiceAccount", "V1ServiceAccount", "serviceaccounts"),
     ("v1", "ServiceAccountList", "V1ServiceAccountList", ""),
+    ("v1", "Secret", "V1Secret", "secrets"),
+    ("v1", "SecretList", "V1SecretList", ""),
     ("batch/v1", "Job", "V1Job", "jobs.batch"),
     ("batch/v1", "JobList", "V1JobList", ""),
     ("discovery.k8s.io/v1", "EndpointSlice", "V1EndpointSlice", "endpointslices.discovery.k8s.io"),
     ("discovery.k8s.io/v1", "EndpointSliceList", "V1EndpointSliceList", ""),
+    ("rbac.authorization.k8s.io/v1", "Role", "V1Role", "roles.rbac.authorization.k8s.io"),
+    ("rbac.authorization.k8s.io/v1", "RoleList", "V1RoleList", ""),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding", "V1RoleBinding", "rolebindings.rbac.authorization.k8s.io"),
+    ("rbac.authorization.k8s.io/v1", "RoleBindingList", "V1RoleBindingList", ""),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole", "V1ClusterRole", "clusterroles.rbac.authorization.k8s.io"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleList", "V1ClusterRoleList", ""),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "V1ClusterRoleBinding",
+     "clusterrolebindings.rbac.authorization.k8s.io"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBindingList", "V1ClusterRoleBindingList", ""),
+    ("scheduling.k8s.io/v1", "PriorityClass", "V1PriorityClass", "priorityclasses.scheduling.k8s.io"),
+    ("scheduling.k8s.io/v1", "PriorityClassList", "V1PriorityClassList", ""),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "V1ValidatingAdmissionPolicy",
+     "validatingadmissionpolicies.admissionregistration.k8s.io"),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList", "V1ValidatingAdmissionPolicyList", ""),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", "V1ValidatingAdmissionPolicyBinding",
+     "validatingadmissionpolicybindings.admissionregistration.k8s.io"),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList",
+     "V1ValidatingAdmissionPolicyBindingList", ""),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "V1CustomResourceDefinition",
      "customresourcedefinitions.apiextensions.k8s.io"),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", "V1CustomResourceDefinitionList", ""),
@@ -117,6 +137,8 @@ _PACKAGES: Final[dict[str, str]] = {
     "": "io.k8s.api.core", "batch": "io.k8s.api.batch", "discovery.k8s.io": "io.k8s.api.discovery",
     "policy": "io.k8s.api.policy", "scheduling.k8s.io": "io.k8s.api.scheduling",
     "resource.k8s.io": "io.k8s.api.resource", "events.k8s.io": "io.k8s.api.events",
+    "rbac.authorization.k8s.io": "io.k8s.api.rbac",
+    "admissionregistration.k8s.io": "io.k8s.api.admissionregistration",
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
     "meta": "io.k8s.apimachinery.pkg.apis.meta",
 }
@@ -124,6 +146,7 @@ _PACKAGES: Final[dict[str, str]] = {
 _PREFIX_GROUPS: Final[dict[str, str]] = {
     "Core": "", "Discovery": "discovery.k8s.io", "Events": "events.k8s.io",
     "Apiextensions": "apiextensions.k8s.io", "Resource": "resource.k8s.io",
+    "Rbac": "rbac.authorization.k8s.io",
 }
 _META_TYPES: Final = frozenset({
     "ObjectMeta", "ListMeta", "LabelSelector", "LabelSelectorRequirement", "OwnerReference",
@@ -183,7 +206,7 @@ def description(definition: str, field: str | None = None) -> str:
 
 # --------------------------------------------------------------------------- generation (test time)
 
-_MODEL_NAME = re.compile(r"^(?:(Core|Discovery|Events|Apiextensions|Resource)(V\d\w*?)|V(\d+(?:alpha\d+|beta\d+)?))"
+_MODEL_NAME = re.compile(r"^(?:(Core|Discovery|Events|Apiextensions|Resource|Rbac)(V\d\w*?)|V(\d+(?:alpha\d+|beta\d+)?))"
                          r"([A-Z]\w*)$")
 
 

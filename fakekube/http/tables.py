@@ -9,8 +9,9 @@ priority-0 columns, and the priority-1 ones too with ``-o wide``; the server alw
 The printers are those of ``pkg/printers/internalversion/printers.go`` (Kubernetes 1.32) for the
 kinds this server serves: Pods (the READY / STATUS / RESTARTS logic of kubectl's pod printer, with
 ``Init:``, ``CrashLoopBackOff``, ``Completed``, ``Terminating``, ``RESTARTS 3 (2m ago)``), Jobs,
-Services, Nodes, Namespaces, Events, ConfigMaps, EndpointSlices, PersistentVolumeClaims and
-ServiceAccounts. Other built-in kinds (CustomResourceDefinitions) get the generic convertor's
+Services, Nodes, Namespaces, Events, ConfigMaps, EndpointSlices, PersistentVolumeClaims,
+ServiceAccounts, Secrets, Roles, RoleBindings, ClusterRoles, ClusterRoleBindings, PriorityClasses and
+ValidatingAdmissionPolicies (and bindings). Other built-in kinds (CustomResourceDefinitions) get the generic convertor's
 ``Name`` / ``Created At``; custom resources get ``Name`` plus their CRD's
 ``additionalPrinterColumns`` (or ``Age`` when it has none), evaluated as the apiextensions-apiserver
 does. Ages and durations are ``duration.HumanDuration`` of the virtual clock: pass ``now``.
@@ -574,6 +575,91 @@ _PVC: Final = Printer((
     _Column("VolumeMode", (_CORE + "PersistentVolumeClaimSpec", "volumeMode"), 1),
 ), _pvc_cells)
 
+_SECRET: Final = Printer(
+    (_NAME_COLUMN, _Column("Type", (_CORE + "Secret", "type")), _Column("Data", (_CORE + "Secret", "data")), _AGE),
+    lambda s, now: [_name(s), str(s.get("type") or ""), len(s.get("data") or {}), _age(s, now)])
+
+_CREATED_AT: Final = _Column("Created At", (_META, "creationTimestamp"), type="date")
+
+#: Roles and ClusterRoles (``printRole``): the creation time as RFC 3339.
+_ROLE: Final = Printer(
+    (_NAME_COLUMN, _CREATED_AT),
+    lambda r, now: [_name(r), _get(r, "metadata", "creationTimestamp") or "0001-01-01T00:00:00Z"])
+
+
+def _binding_cells(binding: dict[str, Any], now: SimTime) -> list[Any]:
+    """``printRoleBinding`` (wide): ``Kind/name`` of the role, then the subjects by kind
+    (``rbac.SubjectsStrings``; service accounts as ``namespace/name``)."""
+    ref = binding.get("roleRef") or {}
+    users: list[str] = []
+    groups: list[str] = []
+    accounts: list[str] = []
+    for subject in binding.get("subjects") or []:
+        kind, name = subject.get("kind"), str(subject.get("name") or "")
+        if kind == "ServiceAccount":
+            accounts.append(f"{subject.get('namespace') or ''}/{name}")
+        elif kind == "User":
+            users.append(name)
+        elif kind == "Group":
+            groups.append(name)
+    return [_name(binding), f"{ref.get('kind') or ''}/{ref.get('name') or ''}", _age(binding, now),
+            ", ".join(users), ", ".join(groups), ", ".join(accounts)]
+
+
+#: ``rbacv1beta1.<kind>{}.SwaggerDoc()["roleRef"]``, which the printers use.
+_ROLE_REF_DOC: Final = {
+    "RoleBinding": "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. "
+                   "If the RoleRef cannot be resolved, the Authorizer must return an error.",
+    "ClusterRoleBinding": "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot "
+                          "be resolved, the Authorizer must return an error.",
+}
+
+
+def _binding_printer(kind: str) -> Printer:
+    return Printer((
+        _NAME_COLUMN,
+        _Column("Role", _ROLE_REF_DOC[kind]),
+        _AGE,
+        _Column("Users", f"Users in the {kind[0].lower() + kind[1:]}", 1),
+        _Column("Groups", f"Groups in the {kind[0].lower() + kind[1:]}", 1),
+        _Column("ServiceAccounts", f"ServiceAccounts in the {kind[0].lower() + kind[1:]}", 1),
+    ), _binding_cells)
+
+
+_PRIORITY_CLASS: Final = Printer((
+    _NAME_COLUMN,
+    _Column("Value", ("io.k8s.api.scheduling.v1.PriorityClass", "value"), type="integer"),
+    _Column("Global-Default", ("io.k8s.api.scheduling.v1.PriorityClass", "globalDefault"), type="boolean"),
+    _AGE,
+    _Column("PreemptionPolicy", ("io.k8s.api.scheduling.v1.PriorityClass", "preemptionPolicy")),
+), lambda pc, now: [_name(pc), pc.get("value", 0), bool(pc.get("globalDefault")), _age(pc, now),
+                    str(pc.get("preemptionPolicy") or "")])
+
+def _param_ref(ref: Mapping[str, Any] | None) -> str:
+    if not ref:
+        return "<unset>"
+    name = str(ref.get("name") or "") or ("*" if ref.get("selector") is not None else "")
+    return f"{ref['namespace']}/{name}" if ref.get("namespace") else name
+
+
+_VALIDATING_ADMISSION_POLICY: Final = Printer((
+    _NAME_COLUMN,
+    _Column("Validations", "Validations indicates the number of validation rules defined in this configuration",
+            type="integer"),
+    _Column("ParamKind", "ParamKind specifies the kind of resources used to parameterize this policy"),
+    _AGE,
+), lambda p, now: [_name(p), len(_get(p, "spec", "validations") or []),
+                   (f"{_get(p, 'spec', 'paramKind', 'apiVersion') or ''}/{_get(p, 'spec', 'paramKind', 'kind') or ''}"
+                    if _get(p, "spec", "paramKind") else "<unset>"), _age(p, now)])
+
+_VALIDATING_ADMISSION_POLICY_BINDING: Final = Printer((
+    _NAME_COLUMN,
+    _Column("PolicyName", "PolicyName indicates the policy definition which the policy binding binded to"),
+    _Column("ParamRef", "ParamRef indicates the param resource which sets the configration param"),
+    _AGE,
+), lambda b, now: [_name(b), str(_get(b, "spec", "policyName") or ""), _param_ref(_get(b, "spec", "paramRef")),
+                   _age(b, now)])
+
 #: ``rest.NewDefaultTableConvertor``: built-in kinds without a printer (CRDs).
 _DEFAULT: Final = Printer(
     (_NAME_COLUMN, _Column("Created At", (_META, "creationTimestamp"), type="date")),
@@ -583,7 +669,13 @@ _PRINTERS: Final[dict[tuple[str, str], Printer]] = {
     ("", "Pod"): _POD, ("batch", "Job"): _JOB, ("", "Service"): _SERVICE, ("", "Node"): _NODE,
     ("", "Event"): _EVENT, ("", "Namespace"): _NAMESPACE, ("", "ConfigMap"): _CONFIGMAP,
     ("", "ServiceAccount"): _SERVICE_ACCOUNT, ("discovery.k8s.io", "EndpointSlice"): _ENDPOINT_SLICE,
-    ("", "PersistentVolumeClaim"): _PVC,
+    ("", "PersistentVolumeClaim"): _PVC, ("", "Secret"): _SECRET,
+    ("rbac.authorization.k8s.io", "Role"): _ROLE, ("rbac.authorization.k8s.io", "ClusterRole"): _ROLE,
+    ("rbac.authorization.k8s.io", "RoleBinding"): _binding_printer("RoleBinding"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): _binding_printer("ClusterRoleBinding"),
+    ("scheduling.k8s.io", "PriorityClass"): _PRIORITY_CLASS,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): _VALIDATING_ADMISSION_POLICY,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): _VALIDATING_ADMISSION_POLICY_BINDING,
 }
 
 

@@ -30,6 +30,11 @@ def pod(name: str, *, labels: dict[str, str] | None = None, cpu: str | None = No
             "spec": {"containers": [container], **spec}}
 
 
+def priority_class(name: str, value: int, **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, **fields}
+
+
 def node_of(cluster: FakeCluster, name: str, namespace: str = "default") -> str | None:
     return cluster.get("pods", name, namespace)["spec"].get("nodeName")
 
@@ -245,13 +250,15 @@ def test_higher_priority_first_and_preemption_policy_never_message() -> None:
     cluster, _ = make_cluster()
     cluster.add_node("n", capacity={"cpu": "1"})
     cluster.create(pod("low", cpu="1"))
-    cluster.create(pod("high", cpu="1", priority=100, preemptionPolicy="Never"))
+    cluster.create(priority_class("high", 100, preemptionPolicy="Never"))
+    cluster.create(pod("high", cpu="1", priorityClassName="high"))
     cluster.advance(1)
     assert node_of(cluster, "high") == "n"
     assert scheduled_condition(cluster, "low")["message"].endswith(
         "no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for "
         "incoming pod..")
-    cluster.create(pod("never", cpu="1", preemptionPolicy="Never"))
+    cluster.create(priority_class("never", 0, preemptionPolicy="Never"))
+    cluster.create(pod("never", cpu="1", priorityClassName="never"))
     cluster.advance(1)
     assert scheduled_condition(cluster, "never")["message"] == (
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "

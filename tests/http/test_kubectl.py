@@ -717,19 +717,27 @@ def test_explain_reads_the_served_openapi_schemas(kubectl: Kubectl) -> None:
 
 def test_api_resources_and_version(kubectl: Kubectl) -> None:
     assert kubectl("api-resources") == dedent("""
-        NAME                        SHORTNAMES   APIVERSION                 NAMESPACED   KIND
-        configmaps                  cm           v1                         true         ConfigMap
-        events                      ev           v1                         true         Event
-        namespaces                  ns           v1                         false        Namespace
-        nodes                       no           v1                         false        Node
-        persistentvolumeclaims      pvc          v1                         true         PersistentVolumeClaim
-        pods                        po           v1                         true         Pod
-        serviceaccounts             sa           v1                         true         ServiceAccount
-        services                    svc          v1                         true         Service
-        customresourcedefinitions   crd,crds     apiextensions.k8s.io/v1    false        CustomResourceDefinition
-        jobs                                     batch/v1                   true         Job
-        endpointslices                           discovery.k8s.io/v1        true         EndpointSlice
-        jobsets                                  jobset.x-k8s.io/v1alpha2   true         JobSet
+        NAME                                SHORTNAMES   APIVERSION                        NAMESPACED   KIND
+        configmaps                          cm           v1                                true         ConfigMap
+        events                              ev           v1                                true         Event
+        namespaces                          ns           v1                                false        Namespace
+        nodes                               no           v1                                false        Node
+        persistentvolumeclaims              pvc          v1                                true         PersistentVolumeClaim
+        pods                                po           v1                                true         Pod
+        secrets                                          v1                                true         Secret
+        serviceaccounts                     sa           v1                                true         ServiceAccount
+        services                            svc          v1                                true         Service
+        validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy
+        validatingadmissionpolicybindings                admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicyBinding
+        customresourcedefinitions           crd,crds     apiextensions.k8s.io/v1           false        CustomResourceDefinition
+        jobs                                             batch/v1                          true         Job
+        endpointslices                                   discovery.k8s.io/v1               true         EndpointSlice
+        jobsets                                          jobset.x-k8s.io/v1alpha2          true         JobSet
+        clusterrolebindings                              rbac.authorization.k8s.io/v1      false        ClusterRoleBinding
+        clusterroles                                     rbac.authorization.k8s.io/v1      false        ClusterRole
+        rolebindings                                     rbac.authorization.k8s.io/v1      true         RoleBinding
+        roles                                            rbac.authorization.k8s.io/v1      true         Role
+        priorityclasses                     pc           scheduling.k8s.io/v1              false        PriorityClass
         """)
     assert kubectl("api-resources", "--api-group=jobset.x-k8s.io", "-o", "wide") == (
         "NAME      SHORTNAMES   APIVERSION                 NAMESPACED   KIND     VERBS"

@@ -43,8 +43,10 @@ def _explain(doc: dict[str, Any], gvk: tuple[str, str, str], *fields: str) -> di
 
 def test_root_points_at_every_served_group_version_with_a_content_hash(jobset_cluster: FakeCluster) -> None:
     root = openapi_v3.root(jobset_cluster.api)
-    assert list(root["paths"]) == ["api/v1", "apis/apiextensions.k8s.io/v1", "apis/batch/v1",
-                                   "apis/discovery.k8s.io/v1", JOBSETS]
+    assert list(root["paths"]) == ["api/v1", "apis/admissionregistration.k8s.io/v1", "apis/apiextensions.k8s.io/v1",
+                                   "apis/batch/v1",
+                                   "apis/discovery.k8s.io/v1", JOBSETS, "apis/rbac.authorization.k8s.io/v1",
+                                   "apis/scheduling.k8s.io/v1"]
     for key, entry in root["paths"].items():
         doc = openapi_v3.document(jobset_cluster.api, key)
         assert doc is not None

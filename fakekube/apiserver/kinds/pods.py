@@ -89,8 +89,6 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             default_pod_spec(spec)
             spec.setdefault("enableServiceLinks", True)
-            spec.setdefault("priority", 0)
-            spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
     def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
         spec = obj["spec"]
@@ -139,6 +137,11 @@ class PodStrategy(Strategy):
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
         new["status"] = old.get("status", {})
+        spec, old_spec = new.get("spec"), old.get("spec") or {}
+        if isinstance(spec, dict):  # what the Priority admission plugin resolved on create stays
+            for key in ("priority", "preemptionPolicy"):
+                if key not in spec and key in old_spec:
+                    spec[key] = old_spec[key]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)

@@ -11,12 +11,12 @@ One module per concern, each a layer on the one before:
   the orders that find the feasible node with the best score without filtering every node
   (cached node keys, per-label orders, the exclusive-placement walk over topology domains and
   the guards of domains closed by existing pods' anti-affinity).
-* :mod:`.scheduler` -- the component: informers, the scheduling queue with its backoff, binding
-  and the ``PodScheduled=False`` status and events of a pod that fits nowhere.
+* :mod:`.preemption` -- default preemption: victims, the chosen node, nominations and the
+  resources they reserve.
+* :mod:`.scheduler` -- the component: informers, the scheduling queue with its backoff, binding,
+  evicting victims and the ``PodScheduled=False`` status and events of a pod that fits nowhere.
 
-Not modelled: preemption itself (the message is computed as if no victim could help: nodes
-failing only on resources or anti-affinity report ``No preemption victims found for incoming
-pod``), nominatedNodeName, soft (preferred) affinity and taints, pod topology spread, ports,
+Not modelled: soft (preferred) affinity and taints, pod topology spread, ports,
 volumes, DRA, the 5-minute unschedulable flush, scheduler extenders and profiles, pods that name
 another ``schedulerName`` (ignored), and the PreFilter form of ``matchFields`` (treated as an
 ordinary filter).

@@ -273,6 +273,23 @@ class Attempt:
     self_affine: bool = False
     anti_memo: dict[tuple[int, str], bool] = field(default_factory=dict)
     existing_memo: dict[Pair, bool] = field(default_factory=dict)
+    key: PodKey = ("", "")
+    priority: int = 0
+
+    def forget_memos(self) -> None:
+        """Drop what was learnt about the bound pods (they changed: a preemption dry run)."""
+        self.anti_memo.clear()
+        self.existing_memo.clear()
+        self.affinity_pairs = None
+
+
+@dataclass(slots=True)
+class Nominee:
+    """A pod the scheduler nominated to a node (``status.nominatedNodeName``) after preempting for it:
+    its requests are reserved there against pods of no higher priority."""
+
+    priority: int
+    requests: dict[str, int]
 
 
 class Filters:
@@ -290,6 +307,7 @@ class Filters:
         self._domain_anti: dict[Pair, dict[PodKey, None]] = {}
         self._anti_keys: dict[str, int] = {}
         self._ns_labels: dict[str, dict[str, str]] = {}
+        self._nominated: dict[str, dict[PodKey, Nominee]] = {}  # node -> pods nominated there
 
     def _attempt(self, pod: dict[str, Any]) -> Attempt:
         spec, meta = pod.get("spec") or {}, pod["metadata"]
@@ -301,7 +319,8 @@ class Filters:
                        node_selector=dict(spec.get("nodeSelector") or {}),
                        required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),
                        affinity_terms=pod_affinity_terms(pod, "podAffinity"),
-                       anti_terms=pod_affinity_terms(pod, "podAntiAffinity"))
+                       anti_terms=pod_affinity_terms(pod, "podAntiAffinity"),
+                       key=(meta.get("namespace") or "", meta["name"]), priority=int(spec.get("priority") or 0))
 
     # ------------------------------------------------------------------ filters
     def _filter(self, node: NodeInfo, at: Attempt) -> tuple[list[str], bool] | None:
@@ -321,12 +340,13 @@ class Filters:
             return [R_AFFINITY], True
         reasons: list[str] = []
         unresolvable = False
-        if node.pod_count + 1 > node.allocatable.get("pods", 0):
+        reserved, reserved_pods = self._reserved(node.name, at) if self._nominated else (None, 0)
+        if node.pod_count + reserved_pods + 1 > node.allocatable.get("pods", 0):
             reasons.append(R_TOO_MANY_PODS)
         for res in sorted(at.requests):
             want = at.requests[res]
             alloc = node.allocatable.get(res, 0)
-            if want > alloc - node.requested.get(res, 0):
+            if want > alloc - node.requested.get(res, 0) - (reserved.get(res, 0) if reserved else 0):
                 reasons.append(f"Insufficient {res}")
                 unresolvable = unresolvable or want > alloc
         if reasons:
@@ -338,6 +358,21 @@ class Filters:
         if self._anti_keys and self._violates_existing_anti_affinity(node, at):
             return [R_EXISTING_ANTI_AFFINITY], False
         return None
+
+    def _reserved(self, node: str, at: Attempt) -> tuple[dict[str, int] | None, int]:
+        """What the pods nominated to ``node`` with at least the pod's priority reserve there
+        (upstream's ``addNominatedPods``; resources and pod count only)."""
+        nominees = self._nominated.get(node)
+        if not nominees:
+            return None, 0
+        total: dict[str, int] = {}
+        count = 0
+        for key, nominee in nominees.items():
+            if key != at.key and nominee.priority >= at.priority:
+                count += 1
+                for res, amount in nominee.requests.items():
+                    total[res] = total.get(res, 0) + amount
+        return total, count
 
     def _candidate_pods(self, term: Term) -> Iterable[PodKey]:
         best: Iterable[PodKey] = self._bound
@@ -420,13 +455,24 @@ class Filters:
         return hit
 
     # ------------------------------------------------------------------ outcomes
-    def _fit_error(self, at: Attempt) -> str:
-        """``FitError.Error()`` with the post-filter (DRA, then preemption) text of 1.34."""
+    def _victim_reasons(self, node: NodeInfo, at: Attempt, reasons: list[str]) -> list[str]:
+        """Why preempting on ``node`` (whose filters failed with resolvable ``reasons``) cannot
+        help: a node with no lower-priority pod has no victims, else the filters' reasons with
+        those pods gone (:mod:`.preemption` computes them; this base estimates them as ``reasons``)."""
+        lower = any(self._bound[k].priority < at.priority for k in self._node_pods.get(node.name, {}))
+        return reasons if lower else [R_NO_VICTIMS]
+
+    def _fit_error(self, at: Attempt, preemption: str | None = None) -> str:
+        """``FitError.Error()`` with the post-filter (DRA, then preemption) text of 1.34.
+
+        ``preemption``: None when preemption found no victims (the per-node text is computed
+        here), ``""`` when it nominated a node (the post-filter then succeeded and adds no
+        text), else why the pod may not preempt."""
         total = len(self._nodes)
         if total == 0:
             return NO_NODES
         histogram: dict[str, int] = {}
-        preemption: dict[str, int] = {}
+        preemption_counts: dict[str, int] = {}
         for name in sorted(self._nodes):
             node = self._nodes[name]
             result = self._filter(node, at)
@@ -435,25 +481,27 @@ class Filters:
             reasons, unresolvable = result
             for r in reasons:
                 histogram[r] = histogram.get(r, 0) + 1
+            if preemption is not None:
+                continue
             if unresolvable:
                 verdict = R_NOT_HELPFUL
             else:
-                # DEVIATION(upstream): preemption is not modelled; a node with lower-priority pods
-                # reports its filter reasons again, as a failed victim search would.
-                priority = int((at.pod.get("spec") or {}).get("priority") or 0)
-                lower = any(self._bound[k].priority < priority for k in self._node_pods.get(name, {}))
-                for r in (reasons if lower else [R_NO_VICTIMS]):
-                    preemption[r] = preemption.get(r, 0) + 1
+                for r in self._victim_reasons(node, at, reasons):
+                    preemption_counts[r] = preemption_counts.get(r, 0) + 1
                 continue
-            preemption[verdict] = preemption.get(verdict, 0) + 1
+            preemption_counts[verdict] = preemption_counts.get(verdict, 0) + 1
 
         def render(counts: dict[str, int]) -> str:
             return f"0/{total} nodes are available: " + ", ".join(sorted(f"{n} {r}" for r, n in counts.items())) + "."
 
-        if (at.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
+        if preemption == "":
+            return render(histogram)
+        if preemption is not None:
+            post = f"preemption: {preemption}"
+        elif (at.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
             post = f"preemption: {PREEMPT_NEVER}"
         else:
-            if all(r == R_NOT_HELPFUL for r in preemption):
-                preemption = {R_NOT_HELPFUL: total}
-            post = f"preemption: {render(preemption)}"
+            if all(r == R_NOT_HELPFUL for r in preemption_counts):
+                preemption_counts = {R_NOT_HELPFUL: total}
+            post = f"preemption: {render(preemption_counts)}"
         return f"{render(histogram)} {DRA_POST_FILTER}, {post}."

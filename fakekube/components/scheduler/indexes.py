@@ -164,6 +164,7 @@ class Indexes(Filters):
         self._order: SortedList | None = None
         self._label_orders: dict[Pair, SortedList] = {}
         self._domains: dict[str, _Domains] = {}
+        self._priorities: dict[int, int] = {}  # priority -> how many bound pods have it
 
     # ------------------------------------------------------------------ nodes
     def _add_node(self, info: NodeInfo) -> None:
@@ -254,6 +255,7 @@ class Indexes(Filters):
 
     def _assume(self, pod: PodInfo) -> None:
         self._bound[pod.key] = pod
+        self._priorities[pod.priority] = self._priorities.get(pod.priority, 0) + 1
         self._node_pods.setdefault(pod.node, {})[pod.key] = None
         for label_key, by_value in self._pods_by_label.items():
             value = pod.labels.get(label_key)
@@ -286,6 +288,11 @@ class Indexes(Filters):
                 discard(by_value, value, key)
         discard(self._node_pods, pod.node, key)
         del self._bound[key]
+        left = self._priorities[pod.priority] - 1
+        if left:
+            self._priorities[pod.priority] = left
+        else:
+            del self._priorities[pod.priority]
         return True
 
     # ------------------------------------------------------------------ node orders

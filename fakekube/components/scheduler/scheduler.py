@@ -14,6 +14,10 @@ Binding: ``POST pods/<pod>/binding``, then a ``Normal Scheduled`` event ``Succes
 required pod affinity; the pod itself changes), no earlier than upstream's per-pod backoff
 (1 s doubling to 10 s after the last attempt).
 
+Preemption (:mod:`.preemption`): a pod that fits nowhere may evict lower-priority pods; the
+scheduler then writes their ``DisruptionTarget`` condition, deletes them, records ``Preempted``
+events and sets the preemptor's ``status.nominatedNodeName`` with its ``FailedScheduling``.
+
 Which node a pod gets is :mod:`.indexes`' answer (:meth:`.indexes.Indexes._find_node`).
 """
 
@@ -30,8 +34,8 @@ from fakekube.errors import Conflict, Forbidden, NotFound
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.events import NORMAL, WARNING
 
-from .filters import Attempt, NodeInfo, PodKey, is_terminal, pod_affinity_terms, quantity
-from .indexes import Indexes
+from .filters import Attempt, NodeInfo, PodInfo, PodKey, is_terminal, pod_affinity_terms, quantity
+from .preemption import Preemption
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 SCHEDULING_DELAY: SimTime = 10 * MILLISECOND
@@ -39,7 +43,7 @@ INITIAL_BACKOFF: SimTime = 1 * SECOND
 MAX_BACKOFF: SimTime = 10 * SECOND
 
 
-class Scheduler(Indexes):
+class Scheduler(Preemption):
     """``default-scheduler``: binds pending pods to nodes through the API."""
 
     name = "scheduler"
@@ -106,13 +110,18 @@ class Scheduler(Indexes):
         key = (meta.get("namespace") or "", meta["name"])
         if type_ == "DELETED":
             self._dequeue(key)
+            self._clear_nomination(key)
+            self._terminating_victims.pop(key, None)
             if self._forget(key, meta.get("uid")):
                 self._move_unschedulable(all_pods=True)
             return
         node = spec.get("nodeName")
         if node:
             self._dequeue(key)
+            if self._nomination_of:
+                self._clear_nomination(key)
             if is_terminal(obj):
+                self._terminating_victims.pop(key, None)
                 if self._forget(key, meta.get("uid")):
                     self._move_unschedulable(all_pods=True)
                 return
@@ -127,6 +136,7 @@ class Scheduler(Indexes):
         if is_terminal(obj) or meta.get("deletionTimestamp") or spec.get("schedulingGates") \
                 or (spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME) != DEFAULT_SCHEDULER_NAME:
             self._dequeue(key)
+            self._clear_nomination(key)
             return
         if key in self._queued:
             return
@@ -204,11 +214,59 @@ class Scheduler(Indexes):
         self._attempts[key] = self._attempts.get(key, 0) + 1
         self._last_attempt[key] = self.rt.now
         attempt = self._attempt(pod)
-        node = self._find_node(attempt)
+        nominated = self._nodes.get(self._nomination_of.get(key, ""))
+        if nominated is not None and self._filter(nominated, attempt) is None:
+            node: str | None = nominated.name  # a nominated pod tries its node first
+        else:
+            node = self._find_node(attempt)
         if node is not None:
+            self._clear_nomination(key)
             self._bind(pod, node, attempt)
             return
-        self._fail(pod, self._fit_error(attempt))
+        outcome = self._preempt(attempt)
+        if isinstance(outcome, tuple):
+            node, victims = outcome
+            self._evict_victims(pod, attempt, node, victims)
+            self._nominate(attempt, node)
+            self._fail(pod, self._fit_error(attempt, ""), nominated=node)
+            return
+        self._fail(pod, self._fit_error(attempt, outcome))
+
+    def _evict_victims(self, pod: dict[str, Any], at: Attempt, node: str, victims: list[PodInfo]) -> None:
+        """``prepareCandidate``: each victim gets ``DisruptionTarget`` and is deleted gracefully, with
+        a ``Preempted`` event; pods of lower priority nominated to ``node`` lose the nomination."""
+        meta = pod["metadata"]
+        scheduler_name = (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        for victim in sorted(victims, key=lambda v: v.key):
+            ns, name = victim.key
+            self.rt.trace.add(f"scheduler preempts {ns}/{name} on {node} for {at.namespace}/{meta['name']}")
+            try:
+                live = deep_copy(self.client.get("pods", name, ns))
+                if live["metadata"].get("uid") != victim.uid:
+                    continue
+                status = live.setdefault("status", {})
+                set_condition(status, {"type": "DisruptionTarget", "status": "True",
+                                       "reason": "PreemptionByScheduler",
+                                       "message": f"{scheduler_name}: preempting to accommodate a higher priority pod"},
+                              format_time(self.rt.now))
+                self.client.update_status(live)
+                self.client.delete("pods", name, ns)
+            except (NotFound, Conflict):
+                continue
+            self._terminating_victims[victim.key] = None
+            self.recorder.event(live, NORMAL, "Preempted", f"Preempted by pod {meta.get('uid', '')} on node {node}",
+                                action="Preempting")
+        for key in self._lower_nominees(node, at.priority):
+            self._clear_nomination(key)
+            try:
+                live = deep_copy(self.client.get("pods", key[1], key[0]))
+            except NotFound:
+                continue
+            if (live.get("status") or {}).pop("nominatedNodeName", None) is not None:
+                try:
+                    self.client.update_status(live)
+                except (NotFound, Conflict):
+                    pass
 
     # ------------------------------------------------------------------ outcomes
     def _bind(self, pod: dict[str, Any], node: str, at: Attempt) -> None:
@@ -230,7 +288,7 @@ class Scheduler(Indexes):
         self.recorder.event(pod, NORMAL, "Scheduled", f"Successfully assigned {ns}/{name} to {node}",
                             action="Binding")
 
-    def _fail(self, pod: dict[str, Any], message: str) -> None:
+    def _fail(self, pod: dict[str, Any], message: str, nominated: str | None = None) -> None:
         meta = pod["metadata"]
         ns, name = meta.get("namespace") or "default", meta["name"]
         key = (ns, name)
@@ -247,6 +305,8 @@ class Scheduler(Indexes):
         status = live.setdefault("status", {})
         set_condition(status, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                "message": message}, format_time(self.rt.now))
+        if nominated is not None:
+            status["nominatedNodeName"] = nominated
         try:
             self.client.update_status(live)
         except (NotFound, Conflict):

@@ -154,6 +154,8 @@ for _plural, _group in (
     ("networkpolicies", "networking.k8s.io"), ("roles", "rbac.authorization.k8s.io"),
     ("rolebindings", "rbac.authorization.k8s.io"), ("clusterroles", "rbac.authorization.k8s.io"),
     ("clusterrolebindings", "rbac.authorization.k8s.io"),
+    ("validatingadmissionpolicies", "admissionregistration.k8s.io"),
+    ("validatingadmissionpolicybindings", "admissionregistration.k8s.io"),
 ):
     _BUILTIN_SCHEMAS[(_plural, _group)] = GENERIC_METADATA_SCHEMA
 _BUILTIN_GROUPS: Final[dict[str, list[str]]] = {}
