@@ -22,3 +22,11 @@ def test_multislice_scenario_restarts_once_then_completes() -> None:
 
 def test_pod_factory_labels_groups() -> None:
     assert core.pod(7, 7 % 200)["metadata"]["labels"] == {"app": "bench", "group": "g7", "idx": "7"}
+
+
+def test_the_floor_replays_the_runs_writes_with_the_same_outcomes() -> None:
+    from benchmarks import floor
+
+    writes, refused, _ = floor.record_writes(2)
+    _, failed = floor.write_floor(writes)
+    assert len(writes) > 2000 and failed == refused
