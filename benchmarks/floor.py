@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any
 
@@ -110,12 +111,16 @@ def write_floor(writes: Writes) -> tuple[float, int]:
     failed = 0
     cpu = time.process_time()
     run = cluster.loop.run_until_idle
-    for verb, args, kwargs in writes:
-        try:
-            getattr(api, verb)(*args, **kwargs)
-        except ApiError:
-            failed += 1
-        run()  # the JobSet pod webhooks read leader pods from an informer
+    gc.disable()  # as during a loop run (fakekube._core.loop)
+    try:
+        for verb, args, kwargs in writes:
+            try:
+                getattr(api, verb)(*args, **kwargs)
+            except ApiError:
+                failed += 1
+            run()  # the JobSet pod webhooks read leader pods from an informer
+    finally:
+        gc.enable()
     return time.process_time() - cpu, failed
 
 
