@@ -83,6 +83,10 @@ class Watch:
     stopped: bool = False
     _pending: deque[WatchEvent] = field(default_factory=deque)
     _scheduled: bool = False
+    _everything: bool = field(init=False)  # no namespace or selector: every change of the resource
+
+    def __post_init__(self) -> None:
+        self._everything = self.namespace is None and self.label_selector is None and self.field_selector is None
 
     def stop(self) -> None:
         self.stopped = True
@@ -107,6 +111,13 @@ class Watch:
 
     def _offer(self, event: StoredEvent, extra_delay: SimTime = 0) -> None:
         """Translate a stored change into this watch's view (selector transitions) and queue it."""
+        if self._everything:  # the same answer as below, with every object matching
+            if event.type == DELETED:
+                if event.old is not None:
+                    self._queue(WatchEvent(DELETED, event.obj), extra_delay)
+            else:
+                self._queue(WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj), extra_delay)
+            return
         now_matches = event.type != DELETED and self._matches(event.obj)
         was_matching = event.old is not None and self._matches(event.old)
         if event.type == DELETED:
