@@ -67,9 +67,11 @@ def run_one(slices: int, *, digest: bool = False, strict: bool = False) -> dict[
     victim = cluster.list("pods", label_selector="jobset.sigs.k8s.io/job-index=0")[0]
     cluster.fail_pod(victim["metadata"]["name"], exit_code=1)
 
-    def completed() -> bool:
-        js = cluster.api.get("jobsets.jobset.x-k8s.io", "multislice", "default", copy=False)
-        return (js.get("status") or {}).get("terminalState") == "Completed"
+    store = cluster.api.store
+
+    def completed() -> bool:  # checked after every loop event: read the store, not through a verb
+        js = store.get("jobsets.jobset.x-k8s.io", "default", "multislice")
+        return js is not None and (js.get("status") or {}).get("terminalState") == "Completed"
 
     cluster.run_until(completed, timeout=4 * RUN_SECONDS)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
