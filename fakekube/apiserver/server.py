@@ -85,8 +85,11 @@ class Watch:
     _scheduled: bool = False
     _everything: bool = field(init=False)  # no namespace or selector: every change of the resource
 
+    _label: str = field(init=False)  # of its deliveries on the loop
+
     def __post_init__(self) -> None:
         self._everything = self.namespace is None and self.label_selector is None and self.field_selector is None
+        self._label = f"watch {self.resource.key}"
 
     def stop(self) -> None:
         self.stopped = True
@@ -142,7 +145,7 @@ class Watch:
         if not self._scheduled:
             self._scheduled = True
             self.server.loop.call_later(self.delay + extra_delay, self._flush, priority=Priority.URGENT,
-                                        label=f"watch {self.resource.key}")
+                                        label=self._label)
 
     def _flush(self) -> None:
         self._scheduled = False
