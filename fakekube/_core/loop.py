@@ -108,7 +108,12 @@ class EventLoop:
 
     def call_later(self, delay: SimTime, fn: Callable[[], None], *, label: str = "",
                    priority: Priority = Priority.NORMAL) -> Handle:
-        return self.call_at(self.now + max(0, delay), fn, label=label, priority=priority)
+        # call_at(now + max(0, delay)) without the second call (every watch delivery comes here)
+        when = self.now + delay if delay > 0 else self.now
+        handle = Handle(when, fn, label)
+        tie = self._tie_stream.random() if self._tie_stream is not None else 0.0
+        heapq.heappush(self._queue, (when, priority, tie, next(self._seq), handle))
+        return handle
 
     def call_soon(self, fn: Callable[[], None], *, label: str = "",
                   priority: Priority = Priority.NORMAL) -> Handle:
