@@ -272,6 +272,8 @@ class ApiServer:
 
     def _validates(self, trusted: str | None) -> bool:
         """Whether a write runs ObjectMeta and kind validation: every untrusted one, and in strict mode all."""
+        # DEVIATION(upstream): kube-apiserver validates every write; the fake trusts the bodies its
+        # own simulators build (strict mode checks that trust on every such write).
         return trusted is None or self.strict
 
     def field_set(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
