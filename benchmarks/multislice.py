@@ -8,6 +8,7 @@ Each size runs in its own process so that peak RSS is that size's own.
 from __future__ import annotations
 
 import compileall
+import hashlib
 import json
 import os
 import subprocess
@@ -41,15 +42,17 @@ def manifest(slices: int) -> dict[str, Any]:
     }
 
 
-def run_one(slices: int) -> dict[str, Any]:
-    """Simulate one size in this process and return the measurements."""
+def run_one(slices: int, *, digest: bool = False, strict: bool = False) -> dict[str, Any]:
+    """Simulate one size in this process and return the measurements. ``digest=True`` also
+    records the trace and returns SHA-256 digests of it and of every stored object at the end
+    (what must stay byte-identical across speed-ups); ``strict=True`` runs ``FakeCluster(strict=True)``."""
     import resource
 
     t0 = time.perf_counter()
     import jobset_ref
     from fakekube import FakeCluster
 
-    cluster = FakeCluster(seed=0, trace=False)
+    cluster = FakeCluster(seed=0, trace=digest, **({"strict": True} if strict else {}))
     jobset_ref.install(cluster)
     for pool in range(slices):
         cluster.add_nodes(PODS_PER_SLICE, name_prefix=f"pool-{pool}", labels={POOL_LABEL: f"pool-{pool}"},
@@ -64,16 +67,23 @@ def run_one(slices: int) -> dict[str, Any]:
     victim = cluster.list("pods", label_selector="jobset.sigs.k8s.io/job-index=0")[0]
     cluster.fail_pod(victim["metadata"]["name"], exit_code=1)
 
-    def completed() -> bool:
-        js = cluster.api.get("jobsets.jobset.x-k8s.io", "multislice", "default", copy=False)
-        return (js.get("status") or {}).get("terminalState") == "Completed"
+    store = cluster.api.store
+
+    def completed() -> bool:  # checked after every loop event: read the store, not through a verb
+        js = store.get("jobsets.jobset.x-k8s.io", "default", "multislice")
+        return js is not None and (js.get("status") or {}).get("terminalState") == "Completed"
 
     cluster.run_until(completed, timeout=4 * RUN_SECONDS)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     js = cluster.get("jobsets.jobset.x-k8s.io", "multislice")
     assert js["status"]["restarts"] == 1, js["status"]
     assert len(cluster.list("jobs")) == slices
+    result: dict[str, Any] = {}
+    if digest:
+        result["trace_sha256"] = hashlib.sha256(cluster.trace.text().encode()).hexdigest()
+        result["store_sha256"] = store_digest(cluster)
     return {
+        **result,
         "slices": slices, "pods": slices * PODS_PER_SLICE, "nodes": slices * PODS_PER_SLICE,
         "setup_s": round(setup, 3), "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
         "events": cluster.loop.steps - steps0, "events_per_s": round((cluster.loop.steps - steps0) / wall),
@@ -81,6 +91,16 @@ def run_one(slices: int) -> dict[str, Any]:
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "restarts": js["status"]["restarts"],
     }
+
+
+def store_digest(cluster: Any) -> str:
+    """SHA-256 of every stored object (canonical JSON, in resource then key order)."""
+    h = hashlib.sha256()
+    store = cluster.api.store
+    for resource in sorted(store._tables):
+        for obj in store.list(resource):
+            h.update(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
 
 
 def _in_subprocess(code: str) -> dict[str, Any]:

@@ -25,6 +25,13 @@ the exact instant. So instants compare exactly with the decimal a test writes, n
 ``datetime``, for comparing with the timestamps stored in objects. The options of every verb
 are keyword-only; positional arguments name the object (kind, name, namespace) or the thing
 acted on.
+
+``strict=True`` runs every write of fakekube's own simulators (kubelet, scheduler, Job
+controller, DNS, garbage collector, namespace controller) through the API server's whole request
+path and raises :class:`~fakekube.errors.StrictModeError` when one builds a body that validation
+would reject or defaulting would change; by default (fast) those trusted writes skip the checks
+they cannot need. Setting the environment variable ``FAKEKUBE_STRICT=1`` makes every cluster
+strict (the project's own test suite does).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import builtins
 import functools
 import json
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -60,6 +68,7 @@ __all__ = ["FakeCluster"]
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+STRICT_ENV = "FAKEKUBE_STRICT"  # "1": every FakeCluster is strict (the project's own suite sets it)
 DEFAULT_CAPACITY = {"cpu": "32", "memory": "128Gi", "pods": "110"}
 
 
@@ -114,15 +123,20 @@ class FakeCluster:
     """A deterministic in-memory Kubernetes cluster on a virtual clock."""
 
     def __init__(self, seed: int = 0, *, simulate: bool = True, shuffle_ties: bool = False,
-                 watch_history: int = 10_000, trace: bool = True, check_frozen: bool = False) -> None:
+                 watch_history: int = 10_000, trace: bool = True, check_frozen: bool = False,
+                 strict: bool = False) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UsageError(f"FakeCluster(seed=...) takes an int, got {seed!r}")
+        if not isinstance(strict, bool):
+            raise UsageError(f"FakeCluster(strict=...) takes True or False, got {strict!r}")
         self.seed = seed
         self.seeds = SeedTree(seed)
         self.trace = Trace(lambda: self.loop.now, enabled=trace)
         self.loop = EventLoop(self.trace, tie_stream=self.seeds.stream("loop/ties") if shuffle_ties else None)
         self.api = ApiServer(loop=self.loop, trace=self.trace, seeds=self.seeds,
                              store=Store(history_limit=watch_history, check_frozen=check_frozen))
+        #: Simulators' writes take the whole request path and must pass it unchanged (see the module doc).
+        self.strict = self.api.strict = strict or os.environ.get(STRICT_ENV, "") not in ("", "0")
         install_builtin_kinds(self.api)
         self.runtime = Runtime(self.api, self.loop, self.trace, self.seeds)
         self.client = Client(self.api, user_agent="test")

@@ -50,6 +50,7 @@ __all__ = [
     "NotFound",
     "ResourceName",
     "SimulationError",
+    "StrictModeError",
     "TooManyRequests",
     "UnsupportedMediaType",
     "UsageError",
@@ -69,6 +70,13 @@ class UsageError(FakeKubeError, TypeError):
 
 class SimulationError(FakeKubeError):
     """A budget ran out: too many steps at one instant, or a predicate that never held in time."""
+
+
+class StrictModeError(FakeKubeError):
+    """``FakeCluster(strict=True)``: one of fakekube's own simulators built a write that the full
+    request path would reject (validation) or change (defaulting). Outside strict mode such writes
+    skip those steps, so this is a bug in the simulator; the message names the component, the
+    object and the difference."""
 
 
 class ApiWarning(UserWarning):

@@ -55,6 +55,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed for every fakekube cluster (default: derived from each test's id)")
     group.addoption("--fakekube-trace", choices=("off", "tail", "full"), default="tail",
                     help="how much of the cluster trace a failing test reports (default: tail)")
+    group.addoption("--fakekube-strict", action="store_true", default=False,
+                    help="run the fixtures' clusters strict: every write of fakekube's simulators takes the "
+                         "API server's whole request path and must pass it unchanged (slower; default: fast)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -137,7 +140,8 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
     from fakekube import FakeCluster
 
     options = _options(request)
-    cluster = FakeCluster(seed=options["seed"], simulate=options.get("simulate", True))
+    cluster = FakeCluster(seed=options["seed"], simulate=options.get("simulate", True),
+                          strict=bool(request.config.getoption("--fakekube-strict")))
     if options.get("simulate", True):
         from jobset_ref.run_time import DEFAULT_RUN_SECONDS
 

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks import core, multislice
 from benchmarks.__main__ import run_core
+from fakekube.cluster import STRICT_ENV
 
 
 def test_core_quick_runs_and_lists_by_selector() -> None:
@@ -22,3 +25,25 @@ def test_multislice_scenario_restarts_once_then_completes() -> None:
 
 def test_pod_factory_labels_groups() -> None:
     assert core.pod(7, 7 % 200)["metadata"]["labels"] == {"app": "bench", "group": "g7", "idx": "7"}
+
+
+def test_the_floor_replays_the_runs_writes_with_the_same_outcomes() -> None:
+    from benchmarks import floor
+
+    writes, refused, _ = floor.record_writes(2)
+    _, failed = floor.write_floor(writes)
+    assert len(writes) > 2000 and failed == refused
+
+
+# The trace and the final stored objects of the 2-slice multislice run (seed 0). A speed-up must
+# leave both byte-identical; a change that alters them on purpose updates these and says why.
+MULTISLICE_2_TRACE = "baaefc1689a30cd1bb3fba06b6e04c44a4a30e147df43f02d0d19e019ba947e7"
+MULTISLICE_2_STORE = "d25c8e45f639a9d23ec285e2c3d4ca6d4810621f7fbf9a5b95692a8b02e18181"
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_multislice_digests_are_unchanged_in_fast_and_strict_mode(strict: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(STRICT_ENV, raising=False)  # the suite runs strict; compare both modes
+    result = multislice.run_one(2, digest=True, strict=strict)
+    assert (result["trace_sha256"], result["store_sha256"]) == (MULTISLICE_2_TRACE, MULTISLICE_2_STORE)

@@ -434,3 +434,15 @@ def test_summary_table_and_resolve_pod_without_simulation(fake_cluster) -> None:
     assert len(table) == 51
     assert table[0] == "Pod default/p-00     Pending"  # no node: the row ends at the phase
     assert table[-1] == "... and 2 more Pods"
+
+
+def test_fixtures_are_fast_unless_asked_for_strict(project: pytest.Pytester,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FAKEKUBE_STRICT", raising=False)  # the project's own suite sets it
+    write(project, "test_strict", """
+        def test_mode(fake_cluster, request):
+            assert fake_cluster.strict is request.config.getoption("--fakekube-strict")
+    """)
+    project.runpytest_inprocess().assert_outcomes(passed=1)
+    project.runpytest_inprocess("--fakekube-strict").assert_outcomes(passed=1)
+    assert "--fakekube-strict" in project.runpytest_inprocess("--help").stdout.str()

@@ -37,24 +37,19 @@ class ResourceType:
     server-side apply takes list and map types from it. None: no unknown-field detection, and
     apply types lists from the strategic-merge keys."""
     names: ResourceName = field(init=False)
+    # Derived once (read on every request): the store's name for this resource (``jobs.batch``,
+    # ``pods``), the ``apiVersion`` of its objects, and whether it has a status subresource.
+    key: str = field(init=False)
+    api_version: str = field(init=False)
+    has_status: bool = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", ResourceName(self.plural, self.group, self.kind))
         if not self.singular:
             object.__setattr__(self, "singular", self.kind.lower())
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def key(self) -> str:
-        """The store's name for this resource: ``jobs.batch``, ``pods``."""
-        return self.names.qualified_resource
-
-    @property
-    def has_status(self) -> bool:
-        return "status" in self.subresources
+        object.__setattr__(self, "key", self.names.qualified_resource)
+        object.__setattr__(self, "api_version", f"{self.group}/{self.version}" if self.group else self.version)
+        object.__setattr__(self, "has_status", "status" in self.subresources)
 
     def __repr__(self) -> str:
         return f"<ResourceType {self.key}>"
@@ -66,8 +61,10 @@ class Registry:
     def __init__(self) -> None:
         self._by_key: dict[str, ResourceType] = {}
         self._aliases: dict[str, list[ResourceType]] = {}
+        self._resolved: dict[str, ResourceType] = {}  # resolve(name) answers; cleared on add/remove
 
     def add(self, rt: ResourceType) -> None:
+        self._resolved.clear()
         self._by_key[rt.key] = rt
         aliases = {rt.kind.lower(), rt.plural, rt.singular, rt.key, f"{rt.kind}.{rt.group}".lower(),
                    f"{rt.api_version}/{rt.kind}".lower(), *rt.short_names}
@@ -77,6 +74,7 @@ class Registry:
                 bucket.append(rt)
 
     def remove(self, rt: ResourceType) -> None:
+        self._resolved.clear()
         self._by_key.pop(rt.key, None)
         for bucket in self._aliases.values():
             if rt in bucket:
@@ -93,6 +91,10 @@ class Registry:
 
         Raises ``UsageError`` (with the known names) when nothing matches.
         """
+        if api_version is None and isinstance(name, str):
+            found = self._resolved.get(name)
+            if found is not None:
+                return found
         if not isinstance(name, str) or not name:
             raise UsageError(f"a resource kind must be a non-empty string such as 'Pod' or 'jobs.batch', got {name!r}")
         candidates = self._aliases.get(name.lower(), [])
@@ -104,7 +106,10 @@ class Registry:
             raise UsageError(f"unknown resource kind {name!r}{hint}; this cluster serves: {known}. "
                              "Create a CustomResourceDefinition first to serve a custom kind.")
         # Core and built-in groups win over custom ones, as kubectl's discovery prefers them.
-        return sorted(candidates, key=lambda rt: (rt.custom, rt.group))[0]
+        found = sorted(candidates, key=lambda rt: (rt.custom, rt.group))[0]
+        if api_version is None:
+            self._resolved[name] = found
+        return found
 
     def for_object(self, obj: dict) -> ResourceType:
         """The resource of a wire-form object, from its apiVersion and kind."""

@@ -8,6 +8,7 @@ event loop, never made inside the write.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from fakekube.errors import (
     Invalid,
     MethodNotAllowed,
     NotFound,
+    StrictModeError,
 )
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors as sel
@@ -81,6 +83,13 @@ class Watch:
     stopped: bool = False
     _pending: deque[WatchEvent] = field(default_factory=deque)
     _scheduled: bool = False
+    _everything: bool = field(init=False)  # no namespace or selector: every change of the resource
+
+    _label: str = field(init=False)  # of its deliveries on the loop
+
+    def __post_init__(self) -> None:
+        self._everything = self.namespace is None and self.label_selector is None and self.field_selector is None
+        self._label = f"watch {self.resource.key}"
 
     def stop(self) -> None:
         self.stopped = True
@@ -105,6 +114,13 @@ class Watch:
 
     def _offer(self, event: StoredEvent, extra_delay: SimTime = 0) -> None:
         """Translate a stored change into this watch's view (selector transitions) and queue it."""
+        if self._everything:  # the same answer as below, with every object matching
+            if event.type == DELETED:
+                if event.old is not None:
+                    self._queue(WatchEvent(DELETED, event.obj), extra_delay)
+            else:
+                self._queue(WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj), extra_delay)
+            return
         now_matches = event.type != DELETED and self._matches(event.obj)
         was_matching = event.old is not None and self._matches(event.old)
         if event.type == DELETED:
@@ -129,7 +145,7 @@ class Watch:
         if not self._scheduled:
             self._scheduled = True
             self.server.loop.call_later(self.delay + extra_delay, self._flush, priority=Priority.URGENT,
-                                        label=f"watch {self.resource.key}")
+                                        label=self._label)
 
     def _flush(self) -> None:
         self._scheduled = False
@@ -149,9 +165,20 @@ def _ref(obj: dict[str, Any]) -> str:
 class ApiServer:
     """The in-memory API server. Components and tests reach it through a client.
 
-    The ``copy=``, ``copy_result=`` and ``fresh_body=`` keywords of its verbs are internal: they
-    exist for fakekube's two clients (``Client`` always copies, the simulators' ``SharedClient``
-    never does) and for a few read-only helpers; everything else goes through a client.
+    The ``copy=``, ``copy_result=``, ``fresh_body=`` and ``trusted=`` keywords of its verbs are
+    internal: they exist for fakekube's clients (``Client`` always copies, the simulators'
+    ``SharedClient`` never does) and for a few read-only helpers; everything else goes through a
+    client.
+
+    **Trusted writes.** A write whose ``trusted`` names one of fakekube's own simulators (the
+    runtime decides which, in one place: ``fakekube.runtime.context.SIMULATORS``) was built by
+    fakekube from objects that already went through the whole path, so it skips the ObjectMeta and
+    kind validation, and a create's second defaulting pass when no mutating admission plugin
+    ran between the two.
+    Everything observable still happens: admission webhooks, namespace lifecycle, conflicts,
+    system fields, the trace. With ``strict`` set (``FakeCluster(strict=True)``) a trusted write
+    runs the whole path and raises :class:`~fakekube.errors.StrictModeError` when validation
+    would reject it or defaulting would change it.
     """
 
     def __init__(self, *, loop: EventLoop, trace: Trace, seeds: SeedTree, store: Store | None = None) -> None:
@@ -169,6 +196,8 @@ class ApiServer:
         self._write_delay: SimTime = 0
         self.store.subscribe(self._fan_out)
         self.writes = 0
+        #: Run trusted (simulator) writes through the whole path and fail on any difference.
+        self.strict = False
 
     # ================================================================== helpers
     @property
@@ -217,8 +246,35 @@ class ApiServer:
                          "message": f"namespace {namespace} is being terminated",
                          "field": "metadata.namespace"}])
 
-    def _invalid(self, rt: ResourceType, name: str, errors: list[FieldError]) -> Invalid:
+    def _invalid(self, rt: ResourceType, name: str, errors: list[FieldError], trusted: str | None = None,
+                 verb: str = "create", ns: str = "") -> Exception:
+        if trusted is not None:
+            return StrictModeError(f"strict mode: the {verb} of {rt.kind} {ns + '/' if ns else ''}{name} built by "
+                                   f"{trusted} fails validation: {Invalid.for_object(rt.names, name, errors)}")
         return Invalid.for_object(rt.names, name, errors)
+
+    def _default_again(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None) -> None:
+        """A create's second defaulting pass, after mutating admission. A trusted write skips it
+        when no mutating plugin could have touched the object since the first pass (defaulting is
+        idempotent); in strict mode it runs and must not change anything."""
+        if trusted is None or self.admission.mutates(rt.key, CREATE):
+            rt.strategy.default(obj)
+        elif self.strict:
+            before = deep_copy(obj)
+            rt.strategy.default(obj)
+            if obj != before:
+                meta = obj.get("metadata") or {}
+                name = meta.get("name") or f"{meta.get('generateName') or ''}(generated)"
+                ns = meta.get("namespace")
+                raise StrictModeError(
+                    f"strict mode: the create of {rt.kind} {ns + '/' if ns else ''}{name} built by {trusted} "
+                    "is changed by defaulting: " + "; ".join(json_differences(before, obj)))
+
+    def _validates(self, trusted: str | None) -> bool:
+        """Whether a write runs ObjectMeta and kind validation: every untrusted one, and in strict mode all."""
+        # DEVIATION(upstream): kube-apiserver validates every write; the fake trusts the bodies its
+        # own simulators build (strict mode checks that trust on every such write).
+        return trusted is None or self.strict
 
     def field_set(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
         """The values a field selector sees for ``obj``."""
@@ -375,7 +431,8 @@ class ApiServer:
     def create(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
                dry_run: bool = False, copy_result: bool = True, fresh_body: bool = False,
                field_manager: str | None = None, field_validation: str | None = None,
-               user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
+               user_agent: str | None = None, info: WriteInfo | None = None,
+               trusted: str | None = None) -> dict[str, Any]:
         """Create an object.
 
         Internal options (see the class docstring): ``copy_result=False`` returns the stored object
@@ -400,11 +457,11 @@ class ApiServer:
         obj = self._body(rt, body, ns, copy=not fresh_body)
         self.fields.check_decoded(rt, obj, field_validation, info)
         return self._create(rt, ns, obj, dry_run=dry_run, copy_result=copy_result, field_manager=field_manager,
-                            user_agent=user_agent, info=info)
+                            user_agent=user_agent, info=info, trusted=trusted)
 
     def _create(self, rt: ResourceType, ns: str, obj: dict[str, Any], *, dry_run: bool, copy_result: bool,
                 field_manager: str | None = None, user_agent: str | None = None, info: WriteInfo | None = None,
-                applied: bool = False) -> dict[str, Any]:
+                applied: bool = False, trusted: str | None = None) -> dict[str, Any]:
         meta = obj["metadata"]
         self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
         if meta.get("resourceVersion"):
@@ -416,7 +473,7 @@ class ApiServer:
         self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "Unknown")
         self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
                                                dry_run=dry_run))
-        strategy.default(obj)
+        self._default_again(rt, obj, trusted)
         meta = obj["metadata"]
         # Store.create: system fields, then the generated name.
         meta["uid"] = self._uids.uid()
@@ -428,12 +485,14 @@ class ApiServer:
         strategy.prepare_for_create(obj, Context(self.now))
         generate = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generate else 1
+        validates = self._validates(trusted)
         for attempt in range(attempts):
             if generate:
                 meta["name"] = self._generate_name(meta["generateName"])
-            errors = self._validate_meta(rt, meta) + strategy.validate(obj)
-            if errors:
-                raise self._invalid(rt, meta.get("name") or "", errors)
+            if validates:
+                errors = self._validate_meta(rt, meta) + strategy.validate(obj)
+                if errors:
+                    raise self._invalid(rt, meta.get("name") or "", errors, trusted, ns=ns)
             self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
                                                      dry_run=dry_run))
             existing = self.store.get(rt.key, ns, meta["name"])
@@ -463,7 +522,8 @@ class ApiServer:
     def update(self, resource: str | ResourceType, body: dict[str, Any], *, namespace: str | None = None,
                subresource: str | None = None, dry_run: bool = False, copy_result: bool = True,
                fresh_body: bool = False, field_manager: str | None = None, field_validation: str | None = None,
-               user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
+               user_agent: str | None = None, info: WriteInfo | None = None,
+               trusted: str | None = None) -> dict[str, Any]:
         """Update (PUT) an object or its ``status``; the other options as for :meth:`create`."""
         rt = self.resource(resource)
         check_options("UpdateOptions", field_manager=field_manager, field_validation=field_validation)
@@ -475,11 +535,13 @@ class ApiServer:
         new = self._body(rt, body, ns, copy=not fresh_body)
         self.fields.check_decoded(rt, new, field_validation, info)
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="update",
-                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent)
+                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent,
+                            trusted=trusted)
 
     def _update(self, rt: ResourceType, ns: str, name: str, new: dict[str, Any], subresource: str | None, *,
                 dry_run: bool, verb: str, copy_result: bool = True, field_manager: str | None = None,
-                user_agent: str | None = None, applied: bool = False) -> dict[str, Any]:
+                user_agent: str | None = None, applied: bool = False,
+                trusted: str | None = None) -> dict[str, Any]:
         if subresource not in (None, "status") and not (subresource == "finalize" and "finalize" in rt.subresources):
             raise NotFound(f"the server could not find the requested resource ({subresource} {rt.key})")
         if subresource == "finalize" and verb != "update":  # namespaces/finalize serves PUT only
@@ -501,7 +563,7 @@ class ApiServer:
         elif rv != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
-        strategy.default(new)
+        strategy.default(new)  # the one pass of an update (a Job's status write relies on it for its labels)
         meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.
@@ -533,11 +595,12 @@ class ApiServer:
                                                    dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
-        errors = v.validate_object_meta_update(meta, old_meta, old_is_valid=True)
-        errors += (strategy.validate_status_update(new, old) if subresource == "status"
-                   else strategy.validate_update(new, old))
-        if errors:
-            raise self._invalid(rt, name, errors)
+        if self._validates(trusted):
+            errors = v.validate_object_meta_update(meta, old_meta, old_is_valid=True)
+            errors += (strategy.validate_status_update(new, old) if subresource == "status"
+                       else strategy.validate_update(new, old))
+            if errors:
+                raise self._invalid(rt, name, errors, trusted, verb, ns)
         self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
                                                  subresource=subresource, dry_run=dry_run))
         self.fields.keep_times_if_unchanged(new, old)
@@ -558,7 +621,7 @@ class ApiServer:
               patch_type: str = "merge", subresource: str | None = None,
               dry_run: bool = False, copy_result: bool = True, field_manager: str | None = None,
               field_validation: str | None = None, force: bool | None = None, user_agent: str | None = None,
-              info: WriteInfo | None = None) -> dict[str, Any]:
+              info: WriteInfo | None = None, trusted: str | None = None) -> dict[str, Any]:
         """PATCH with ``patch_type`` a content type or ``merge``/``json``/``strategic``/``apply``.
 
         Server-side apply (``application/apply-patch+yaml``, a YAML or JSON body or a dict)
@@ -596,7 +659,8 @@ class ApiServer:
         new = self._body(rt, new, ns, copy=False)
         self.fields.check_patched(rt, new, field_validation, info, patch, media)
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
-                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent)
+                            copy_result=copy_result, field_manager=field_manager, user_agent=user_agent,
+                            trusted=trusted)
 
     def _check_patch_preconditions(self, rt: ResourceType, name: str, old: dict[str, Any],
                                    patched_meta: dict[str, Any], has_rv: bool) -> None:
@@ -768,6 +832,34 @@ class ApiServer:
             rt = self.registry.by_key(key)
             if obj is not None and rt is not None:
                 yield rt, obj
+
+
+def json_differences(before: Any, after: Any, path: str = "", limit: int = 10) -> list[str]:
+    """Where two JSON values differ, as ``path: before -> after`` lines (at most ``limit``)."""
+    out: list[str] = []
+
+    def walk(a: Any, b: Any, at: str) -> None:
+        if len(out) >= limit or a == b:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(a.keys() | b.keys()):
+                walk(a.get(key, _ABSENT), b.get(key, _ABSENT), f"{at}.{key}" if at else key)
+            return
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{at}[{i}]")
+            return
+        out.append(f"{at or '(root)'}: {_show(a)} -> {_show(b)}")
+
+    walk(before, after, path)
+    return out
+
+
+_ABSENT = object()
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else json.dumps(value, sort_keys=True)
 
 
 def _has_rv(patch: Any, media: str) -> bool:

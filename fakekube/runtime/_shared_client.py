@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from fakekube.runtime.client import _Verbs
 
-__all__ = ["SharedClient"]
+__all__ = ["SharedClient", "SimulatorClient"]
 
 
 class SharedClient(_Verbs):
@@ -31,3 +31,12 @@ class SharedClient(_Verbs):
     bodies become the server's (never touch them again)."""
 
     _shares = True
+
+
+class SimulatorClient(SharedClient):
+    """A ``SharedClient`` whose writes are trusted: the API server skips the defaulting and
+    validation they cannot need (``FakeCluster(strict=True)`` checks that claim on every write).
+    Only ``Runtime.shared_client`` hands it out, to the components named in
+    ``fakekube.runtime.context.SIMULATORS``."""
+
+    _trusted = True

@@ -52,6 +52,8 @@ class _Verbs:
     kube-apiserver names a write without a field manager after its User-Agent)."""
 
     _shares: ClassVar[bool]
+    #: Writes are built by one of fakekube's simulators (see ``fakekube.runtime.context.SIMULATORS``).
+    _trusted: ClassVar[bool] = False
 
     def __init__(self, server: ApiServer, *, user_agent: str = "client") -> None:
         self.server = server
@@ -85,6 +87,11 @@ class _Verbs:
     def _kind_of(self, obj: dict[str, Any]) -> Any:
         return self.server.registry.for_object(obj)
 
+    @property
+    def _writer(self) -> str | None:
+        """What the API server's ``trusted=`` gets: this client's name when it writes for a simulator."""
+        return self.user_agent if self._trusted else None
+
     # ``field_validation`` (``Strict``, ``Warn`` or ``Ignore``) checks the body against the kind's
     # schema as ``?fieldValidation=`` does: Strict rejects unknown fields (400), Warn issues an
     # ApiWarning for each. Without it nothing is checked.
@@ -94,7 +101,8 @@ class _Verbs:
         with field_validation_warnings(field_validation) as info:
             return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
                                       copy_result=not self._shares, fresh_body=self._shares,
-                                      user_agent=self.user_agent, field_validation=field_validation, info=info)
+                                      user_agent=self.user_agent, field_validation=field_validation, info=info,
+                                      trusted=self._writer)
 
     def update(self, obj: dict[str, Any], *, dry_run: bool = False,
                field_validation: str | None = None) -> dict[str, Any]:
@@ -102,12 +110,12 @@ class _Verbs:
         with field_validation_warnings(field_validation) as info:
             return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
                                       fresh_body=self._shares, user_agent=self.user_agent,
-                                      field_validation=field_validation, info=info)
+                                      field_validation=field_validation, info=info, trusted=self._writer)
 
     def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = _require_obj(obj, "update_status")
         return self.server.update(self._kind_of(obj), obj, subresource="status", copy_result=not self._shares,
-                                  fresh_body=self._shares, user_agent=self.user_agent)
+                                  fresh_body=self._shares, user_agent=self.user_agent, trusted=self._writer)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
               patch_type: str = "merge", subresource: str | None = None,
@@ -115,7 +123,8 @@ class _Verbs:
         with field_validation_warnings(field_validation) as info:
             return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
                                      subresource=subresource, copy_result=not self._shares,
-                                     user_agent=self.user_agent, field_validation=field_validation, info=info)
+                                     user_agent=self.user_agent, field_validation=field_validation, info=info,
+                                     trusted=self._writer)
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

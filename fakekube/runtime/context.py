@@ -16,13 +16,23 @@ from fakekube._core.rand import SeedTree, Stream
 from fakekube._core.trace import Trace
 from fakekube.apiserver.server import ApiServer
 from fakekube.errors import ApiError
-from fakekube.runtime._shared_client import SharedClient
+from fakekube.runtime._shared_client import SharedClient, SimulatorClient
 from fakekube.runtime.client import Client
 from fakekube.runtime.controller import DEFAULT_BACKOFF, Backoff, Controller, Result
 from fakekube.runtime.events import EventRecorder
 from fakekube.runtime.informer import Informer
 
-__all__ = ["Component", "Runtime"]
+__all__ = ["SIMULATORS", "Component", "Runtime"]
+
+#: The one place that decides which writers are trusted: fakekube's own simulators, whose write
+#: bodies are built by fakekube from objects that already went through the whole request path
+#: (kubelet status, scheduler bindings and events, the Job controller's pods, finalizer patches
+#: and events, EndpointSlices, the garbage collector's and namespace controller's writes). Their
+#: writes skip the API server's second defaulting pass and validation (see ``ApiServer``);
+#: ``FakeCluster(strict=True)`` runs them through the whole path and fails on any difference.
+#: Users, the HTTP front end, the JobSet controller and its installer keep the whole path.
+SIMULATORS = frozenset({"kubelet", "default-scheduler", "job-controller", "endpointslice-controller",
+                        "garbage-collector", "namespace-controller"})
 
 
 class Component(Protocol):
@@ -55,8 +65,10 @@ class Runtime:
 
     def shared_client(self, user_agent: str) -> SharedClient:
         """The client of fakekube's simulators (internal): results are the server's frozen objects
-        (never mutate them) and bodies become the server's own; see ``fakekube.runtime._shared_client``."""
-        return SharedClient(self.server, user_agent=user_agent)
+        (never mutate them) and bodies become the server's own; see ``fakekube.runtime._shared_client``.
+        A simulator's client (``SIMULATORS``) also writes as a trusted writer."""
+        cls = SimulatorClient if user_agent in SIMULATORS else SharedClient
+        return cls(self.server, user_agent=user_agent)
 
     def informer(self, kind: str, *, delay: SimTime = 0) -> Informer:
         """The shared informer of ``kind`` (resolved to its resource key); started on first use."""

@@ -220,18 +220,38 @@ class Informer:
         else:
             self.cache[key] = obj
             if self._indexers:
-                previous = self._values.get(key, {})
-                current = {name: (previous[name] if old is not None and name in previous
-                                  and self._unchanged(self._uses[name], old, obj)
-                                  else self._index_values(name, fn, obj))
-                           for name, fn in self._indexers.items()}
-                self._values[key] = current
-                self._reindex(key, previous, current)
+                previous = self._values.get(key)
+                if old is None or previous is None:
+                    current = {name: self._index_values(name, fn, obj) for name, fn in self._indexers.items()}
+                    self._reindex(key, previous or {}, current)
+                    self._values[key] = current
+                else:
+                    self._update_indexes(key, previous, old, obj)
             if kind == "ADDED" and old is not None:
                 kind = "MODIFIED"
         if notify:
             for handler in self._handlers:
                 handler(kind, obj, old)
+
+    def _update_indexes(self, key: Key, previous: dict[str, list[str]], old: dict[str, Any],
+                        obj: dict[str, Any]) -> None:
+        """A cached object changed: recompute the indexes whose declared fields changed (every
+        index without ``uses``) and move the key between buckets where the values differ.
+        ``previous`` (this key's values) is updated in place."""
+        uses = self._uses
+        for name, fn in self._indexers.items():
+            before = previous.get(name)
+            if before is not None and self._unchanged(uses[name], old, obj):
+                continue
+            after = self._index_values(name, fn, obj)
+            previous[name] = after
+            if before == after:
+                continue
+            index = self._indexes[name]
+            for value in before or ():
+                discard(index, value, key)
+            for value in after:
+                index.setdefault(value, {})[key] = None
 
     def _index_values(self, name: str, fn: Indexer, obj: dict[str, Any]) -> list[str]:
         fields = self._fields.get(name)

@@ -62,7 +62,8 @@ class RunContext:
         if not isinstance(seed, int):
             raise ScenarioError(f"{scenario.path}: cluster.seed must be an int")
         # check_frozen: every scenario also proves no component edits a stored (shared) object in place.
-        self.cluster = FakeCluster(seed=seed, simulate=cluster_cfg.get("simulate", True), check_frozen=True)
+        self.cluster = FakeCluster(seed=seed, simulate=cluster_cfg.get("simulate", True), check_frozen=True,
+                                   strict=True)
         self.recorder = Recorder()
         self.watches: list[Any] = []
         self.monitor: Any = None

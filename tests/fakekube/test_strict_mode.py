@@ -1,0 +1,114 @@
+"""Trusted writes and strict mode: fakekube's simulators write through a client the API server
+trusts (no second defaulting pass, no validation); ``FakeCluster(strict=True)`` runs those writes
+through the whole path and fails loudly when a simulator builds a body the path would reject or
+change."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from fakekube import Client, FakeCluster
+from fakekube.cluster import STRICT_ENV
+from fakekube.errors import Invalid, StrictModeError
+from fakekube.runtime._shared_client import SharedClient, SimulatorClient
+from fakekube.runtime.context import SIMULATORS
+from fakekube.testing.builders import make_pod
+
+
+@pytest.fixture
+def fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite runs every cluster strict (conftest); these tests compare with the default."""
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+
+
+def _running_pod(cluster: FakeCluster) -> dict:
+    cluster.add_nodes(1)
+    cluster.create(make_pod("p"))
+    cluster.run_until_idle()
+    return cluster.api.get("pods", "p", "default")
+
+
+def _bad_label_status_write(cluster: FakeCluster) -> dict:
+    """What a buggy kubelet would write: its status update carries a label value Kubernetes rejects."""
+    pod = _running_pod(cluster)
+    pod["metadata"]["labels"] = {"team": "not valid!"}
+    return cluster.kubelet.client.update_status(pod)
+
+
+def test_strict_mode_names_the_component_the_object_and_the_error(fast: None) -> None:
+    cluster = FakeCluster(seed=0, strict=True)
+    with pytest.raises(StrictModeError) as caught:
+        _bad_label_status_write(cluster)
+    message = str(caught.value)
+    assert message.startswith("strict mode: the update of Pod default/p built by kubelet fails validation: ")
+    assert 'metadata.labels: Invalid value: "not valid!"' in message
+
+
+def test_the_fast_default_trusts_the_simulator(fast: None) -> None:
+    cluster = FakeCluster(seed=0)
+    assert not cluster.strict
+    assert _bad_label_status_write(cluster)["metadata"]["labels"] == {"team": "not valid!"}
+
+
+def test_a_user_write_keeps_the_whole_path_in_either_mode(fast: None) -> None:
+    cluster = FakeCluster(seed=0)
+    pod = _running_pod(cluster)
+    pod["metadata"]["labels"] = {"team": "not valid!"}
+    with pytest.raises(Invalid):
+        cluster.client.update_status(pod)
+
+
+def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trusted create skips the second defaulting pass (nothing mutated the object since the
+    first); strict mode runs it and reports any change, here from a defaulting rule that is not
+    idempotent."""
+    cluster = FakeCluster(seed=0, strict=True)
+    strategy = cluster.api.resource("configmaps").strategy
+    calls: list[int] = []
+
+    def counting_default(obj: dict) -> None:
+        calls.append(1)
+        obj.setdefault("data", {})["passes"] = str(len(calls))
+
+    monkeypatch.setattr(strategy, "default", counting_default)
+    with pytest.raises(StrictModeError) as caught:
+        cluster.job_controller.client.create(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    assert str(caught.value) == ("strict mode: the create of ConfigMap default/c built by job-controller is "
+                                 'changed by defaulting: data.passes: "1" -> "2"')
+    calls.clear()
+    cluster.api.strict = False  # the fast path skips the pass
+    created = cluster.job_controller.client.create(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    assert created["data"] == {"passes": "1"}
+
+
+def test_the_environment_switch_makes_every_cluster_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STRICT_ENV, "1")
+    assert FakeCluster(seed=0, simulate=False).strict
+    monkeypatch.setenv(STRICT_ENV, "0")
+    assert not FakeCluster(seed=0, simulate=False).strict
+
+
+def test_only_the_simulators_write_as_trusted_writers() -> None:
+    cluster = FakeCluster(seed=0)
+    assert isinstance(cluster.kubelet.client, SimulatorClient)
+    assert isinstance(cluster.job_controller.client, SimulatorClient)
+    assert isinstance(cluster.scheduler.recorder.client, SimulatorClient)
+    for name in ("jobset-controller", "jobset-install", "informer", "test"):
+        assert name not in SIMULATORS
+        assert type(cluster.runtime.shared_client(name)) is SharedClient
+    assert type(cluster.runtime.recorder("jobset-controller").client) is SharedClient
+
+
+@pytest.mark.parametrize("verb", ["create", "update", "update_status", "patch"])
+def test_no_trust_switch_in_the_public_client(verb: str) -> None:
+    assert "trusted" not in inspect.signature(getattr(Client, verb)).parameters
+
+
+def test_strict_takes_a_bool() -> None:
+    with pytest.raises(TypeError, match=r"FakeCluster\(strict=...\) takes True or False"):
+        FakeCluster(seed=0, strict="yes")  # type: ignore[arg-type]
