@@ -15,10 +15,10 @@ import pytest
 from jobset_ref.conformance import scenario
 from jobset_ref.conformance.__main__ import main
 from jobset_ref.conformance.runner import (
+    EXAMPLES_DIR,
     MANIFESTS_DIR,
     SCENARIOS_DIR,
     ScenarioError,
-    ScenarioSkipped,
     load_scenarios,
     run_scenario,
 )
@@ -113,12 +113,18 @@ def test_bad_paths_are_authoring_errors(tmp_path: Path, setup: str, message: str
         load_scenarios(paths)
 
 
-def test_repository_examples_skip_outside_a_source_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_readme_examples_ship_in_the_package_and_run_outside_a_source_checkout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scenario, "in_source_tree", lambda: False)
+    assert (scenario.EXAMPLES_DIR / "pytorch.yaml").is_file()
+    assert scenario.EXAMPLES_DIR.parent.name == "jobset_ref"
+    repo_examples = scenario.REPO_ROOT / "examples"
+    for name in ("coordinator.yaml", "pytorch.yaml", "tpu-multislice.yaml", "trainer.yaml", "nodes"):
+        assert (repo_examples / name).resolve() == (scenario.EXAMPLES_DIR / name).resolve()
     sc = tmp_path / "story.yaml"
     sc.write_text("description: x\ncovers: [story.pytorch]\nmanifests:\n  - example: pytorch.yaml\n")
-    with pytest.raises(ScenarioSkipped, match=r"the repository's examples/ folder is absent"):
-        run_scenario(scenario.load_scenario(sc, tmp_path))
+    result = run_scenario(scenario.load_scenario(sc, tmp_path))
+    assert result.cluster.list("jobsets")
 
 
 def test_the_command_runs_own_scenarios_and_reports_failures(own_suite: Path) -> None:
@@ -156,13 +162,14 @@ def test_the_pytest_plugin_collects_own_scenarios(own_suite: Path) -> None:
 
 
 def test_package_data_ships_every_scenario_trace_and_manifest() -> None:
-    """Each file under the packaged scenarios and manifests matches a ``package-data`` pattern,
+    """Each file under the packaged scenarios, manifests and examples matches a ``package-data`` pattern,
     so the wheel carries it (the patterns are globs relative to the ``jobset_ref`` package)."""
     config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     patterns = config["tool"]["setuptools"]["package-data"]["jobset_ref"]
     package = REPO_ROOT / "jobset_ref"
     shipped = {p for pattern in patterns for p in package.glob(pattern) if p.is_file()}
-    data = [p for root in (SCENARIOS_DIR, MANIFESTS_DIR) if root.is_dir() for p in root.rglob("*") if p.is_file()]
+    data = [p for root in (SCENARIOS_DIR, MANIFESTS_DIR, EXAMPLES_DIR) if root.is_dir()
+            for p in root.rglob("*") if p.is_file()]
     assert data
     missing = sorted(str(p.relative_to(package)) for p in data if p not in shipped)
     assert not missing, f"{len(missing)} file(s) not in [tool.setuptools.package-data] jobset_ref: {missing[:5]}"

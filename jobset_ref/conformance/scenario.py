@@ -2,11 +2,12 @@
 or any files and folders: :func:`load_scenarios`) and the errors of an authoring mistake or a
 missing input (format: ``conformance/README.md`` in the repository).
 
-Where inputs live: the packaged scenarios (``SCENARIOS_DIR``) and the manifests they apply
-(``MANIFESTS_DIR``, ``manifest:`` sources) ship in the wheel. Two inputs exist only beside a
-source checkout and are optional: the repository's ``examples/`` (``example:`` sources, read by
-the ``stories`` scenarios) and ``../shared/upstream/examples`` (``upstream:`` sources); a
-scenario that needs an absent one raises :class:`ScenarioSkipped`.
+Where inputs live: the packaged scenarios (``SCENARIOS_DIR``), the manifests they apply
+(``MANIFESTS_DIR``, ``manifest:`` sources) and the README's example manifests (``EXAMPLES_DIR``,
+``example:`` sources, read by the ``stories`` scenarios; the repository's ``examples/`` links to
+them) ship in the wheel. One input exists only beside a source checkout and is optional:
+``../shared/upstream/examples`` (``upstream:`` sources); a scenario that needs it when it is
+absent raises :class:`ScenarioSkipped`.
 """
 
 from __future__ import annotations
@@ -58,9 +59,10 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 SCENARIOS_DIR = PACKAGE_DIR / "scenarios"
 #: The packaged manifests that ``manifest: <path>`` sources read.
 MANIFESTS_DIR = PACKAGE_DIR / "manifests"
+#: The README's example manifests (``example: <path>`` sources); the repository's ``examples/`` links here.
+EXAMPLES_DIR = PACKAGE_DIR.parent / "examples"
 #: The source checkout holding the package (meaningful only when ``in_source_tree()``).
 REPO_ROOT = PACKAGE_DIR.parents[1]
-EXAMPLES_DIR = REPO_ROOT / "examples"
 UPSTREAM_DIR = REPO_ROOT.parent / "shared" / "upstream"
 UPSTREAM_EXAMPLES = UPSTREAM_DIR / "examples"
 
