@@ -37,6 +37,7 @@ from fakekube._core.clock import SimTime, format_time
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
+from fakekube.apiserver.typed_decoding import decode_typed
 from fakekube.errors import BadRequest, Conflict, FieldError, Invalid, ResourceName, UnsupportedMediaType
 from fakekube.machinery import managed_fields as mf
 from fakekube.machinery.field_types import FieldType, from_merge_schema, from_openapi
@@ -179,7 +180,8 @@ class FieldManager:
     # ------------------------------------------------------------------ field validation
     def check_decoded(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                       info: WriteInfo | None) -> None:
-        """Field validation of a create or update body."""
+        """Decoding into the kind's type, then field validation of a create or update body."""
+        decode_typed(rt, obj)
         unknown = self._unknown(rt, obj, validation, info)
         if unknown:
             raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
@@ -187,7 +189,9 @@ class FieldManager:
 
     def check_patched(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                       info: WriteInfo | None, patch: Any, media: str) -> None:
-        """Field validation of a patched object (JSON, merge and strategic merge patches)."""
+        """Decoding into the kind's type, then field validation of a patched object (JSON, merge and
+        strategic merge patches)."""
+        decode_typed(rt, obj)
         unknown = self._unknown(rt, obj, validation, info)
         if unknown:
             if isinstance(patch, str | bytes | bytearray):
@@ -323,6 +327,7 @@ class FieldManager:
                 managed[who] = mf.Ownership(own.fields, own.api_version, stamp)
         if not isinstance(result.get("metadata"), dict):
             result["metadata"] = {}
+        decode_typed(rt, result)
         _store(result["metadata"], managed)
         return result
 
