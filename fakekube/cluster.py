@@ -47,8 +47,9 @@ from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
-from fakekube.errors import NotFound, UsageError
+from fakekube.errors import BadRequest, NotFound, UsageError
 from fakekube.machinery import patch as patching
+from fakekube.machinery import wire
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
 from fakekube.store import Store
@@ -86,7 +87,9 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
     import yaml  # lazy: only YAML text needs it (importing PyYAML costs ~20 ms of cold start)
 
     try:
-        loaded = [d for d in yaml.safe_load_all(source) if d is not None]
+        loaded = [d for d in wire.load_yaml_documents(source) if d is not None]
+    except wire.NotJson as err:
+        raise BadRequest(f"error converting YAML to JSON: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -96,11 +99,41 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
             raise UsageError(f"every YAML document must be a mapping (an object), got {type(doc).__name__}")
     out: list[dict[str, Any]] = []
     for doc in loaded:
-        if doc.get("kind", "").endswith("List") and isinstance(doc.get("items"), list):
+        if isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
             out += doc["items"]
         else:
             out.append(doc)
     return out
+
+
+def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
+    """A harness argument that must be a string (or None when ``optional``)."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        kind = "a string or None" if optional else "a string"
+        raise UsageError(f"{what} must be {kind}, got {type(value).__name__} {value!r}")
+
+
+def _check_names(kind: Any, name: Any = "", namespace: Any = None) -> None:
+    _check_text("the kind", kind)
+    _check_text("the name", name)
+    _check_text("the namespace", namespace, optional=True)
+
+
+def _check_mapping(what: str, value: Any, *, values: type | tuple[type, ...] = object) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, values) for k, v in value.items()):
+        raise UsageError(f"{what} must be a dict with string keys{'' if values is object else ' and values'} "
+                         f"or None, got {value!r}")
+
+
+def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{what} must be an int{' or None' if optional else ''}, got {value!r}")
 
 
 def _nanoseconds(value: Any, what: str) -> SimTime:
@@ -212,6 +245,11 @@ class FakeCluster:
     def add_node(self, name: str, *, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
                  taints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Register a Ready node (default capacity: 32 CPU, 128Gi, 110 pods)."""
+        _check_text("add_node(): the name", name)
+        _check_mapping("add_node(labels=...)", labels, values=str)
+        _check_mapping("add_node(capacity=...)", capacity, values=(str, int))
+        if taints is not None and (not isinstance(taints, list) or not all(isinstance(t, dict) for t in taints)):
+            raise UsageError(f"add_node(taints=...) must be a list of dicts or None, got {taints!r}")
         cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
         node = {
             "apiVersion": "v1", "kind": "Node",
@@ -243,6 +281,7 @@ class FakeCluster:
         """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
         if not isinstance(count, int) or count < 0:
             raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
+        _check_text("add_nodes(name_prefix=...)", name_prefix)
         return [self.add_node(f"{name_prefix}-{i}", labels=labels, capacity=capacity, taints=taints) for i in range(count)]
 
     # ================================================================== API verbs
@@ -263,7 +302,13 @@ class FakeCluster:
     def _apply_one(self, doc: dict[str, Any], namespace: str | None, field_validation: str | None
                    ) -> dict[str, Any]:
         rt = self.api.registry.for_object(doc)
+        try:
+            wire.check_json(doc)
+        except wire.NotJson as err:
+            raise BadRequest(f"the {rt.kind} is not a JSON object: {err}") from None
         meta = doc.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise BadRequest(f"metadata of a {rt.kind} must be an object")
         ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
         name = meta.get("name")
         manifest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -299,14 +344,22 @@ class FakeCluster:
         return result
 
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        _check_names(kind, name, namespace)
         return self.client.get(kind, name, namespace)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
+        _check_names(kind, "", namespace)
+        _check_text("label_selector", label_selector, optional=True)
+        _check_text("field_selector", field_selector, optional=True)
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        _check_names(kind, name, namespace)
+        _check_text("patch_type (merge, json, strategic, apply or a media type)", patch_type)
+        _check_text("subresource", subresource, optional=True)
+        _check_text("field_validation (Strict, Warn or Ignore)", field_validation, optional=True)
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource,
                                    field_validation=field_validation)
         self.run_until_idle()
@@ -314,6 +367,9 @@ class FakeCluster:
 
     def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
                grace_period_seconds: int | None = None) -> dict[str, Any]:
+        _check_names(kind, name, namespace)
+        _check_text("propagation_policy (Orphan, Background or Foreground)", propagation_policy, optional=True)
+        _check_int("grace_period_seconds", grace_period_seconds, optional=True)
         result = self.client.delete(kind, name, namespace, propagation_policy=propagation_policy,
                                     grace_period_seconds=grace_period_seconds)
         self.run_until_idle()
@@ -322,9 +378,14 @@ class FakeCluster:
     def watch(self, kind: str, namespace: str | None = None, *, resource_version: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None) -> WatchStream:
         """A watch whose events collect in ``.events`` (delivered as the loop runs)."""
+        _check_names(kind, "", namespace)
+        _check_text("resource_version", resource_version, optional=True)
+        _check_text("label_selector", label_selector, optional=True)
+        _check_text("field_selector", field_selector, optional=True)
         return WatchStream(self.client, kind, namespace, resource_version, label_selector, field_selector)
 
     def exists(self, kind: str, name: str, namespace: str = "default") -> bool:
+        _check_names(kind, name, namespace)
         try:
             self.client.get(kind, name, namespace)
         except NotFound:
@@ -336,6 +397,10 @@ class FakeCluster:
                namespace: str | None = None, kind: str | None = None, name: str | None = None
                ) -> builtins.list[dict[str, Any]]:
         """Recorded core/v1 Events, oldest first, optionally about one object or with one reason."""
+        if involved is not None and not (isinstance(involved, dict) and isinstance(involved.get("metadata"), dict)):
+            raise UsageError(f"events(involved) takes an object (a dict with metadata) or None, got {involved!r}")
+        for what, value in (("reason", reason), ("namespace", namespace), ("kind", kind), ("name", name)):
+            _check_text(f"events({what}=...)", value, optional=True)
         items = self.client.list("events", namespace)
         out = []
         for ev in items:
@@ -379,12 +444,16 @@ class FakeCluster:
     def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:
         """The pod's containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
         self._require_simulation("fail_pod()")
+        _check_names("Pod", name, namespace)
+        _check_int("fail_pod(exit_code=...)", exit_code)
+        _check_text("fail_pod(reason=...)", reason)
         self.kubelet.fail_pod(name, namespace, exit_code=exit_code, reason=reason)
         self.run_until_idle()
 
     def complete_pod(self, name: str, namespace: str = "default") -> None:
         """The pod's containers exit 0 now."""
         self._require_simulation("complete_pod()")
+        _check_names("Pod", name, namespace)
         self.kubelet.complete_pod(name, namespace)
         self.run_until_idle()
 
@@ -392,12 +461,14 @@ class FakeCluster:
         self.delete("pods", name, namespace, grace_period_seconds=grace_period_seconds)
 
     def evict_pod(self, name: str, namespace: str = "default") -> None:
+        _check_names("Pod", name, namespace)
         self.client.evict(name, namespace)
         self.run_until_idle()
 
     def fail_node(self, name: str) -> None:
         """The node goes NotReady; its pods fail with a DisruptionTarget condition."""
         self._require_simulation("fail_node()")
+        _check_text("fail_node(): the name", name)
         self.kubelet.fail_node(name)
         self.run_until_idle()
 
@@ -408,6 +479,7 @@ class FakeCluster:
                     ready_after: float | None = None, reason: str | None = None) -> None:
         """Script pods matching ``label_selector`` (created from now on): run ``duration`` s, then exit."""
         self._require_simulation("script_pods()")
+        _check_text("script_pods(label_selector)", label_selector)
         self.kubelet.script_pods(label_selector, duration=duration, exit_code=exit_code,
                                  ready_after=ready_after, reason=reason)
 

@@ -29,6 +29,7 @@ from fakekube.apiserver.field_manager import (
 )
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.apiserver.strategy import Context
+from fakekube.apiserver.typed_decoding import json_body
 from fakekube.errors import (
     AlreadyExists,
     ApiError,
@@ -229,6 +230,7 @@ class ApiServer:
         """The request body as the server's own object (a copy unless the caller made it fresh)."""
         if not isinstance(body, dict):
             raise BadRequest(f"the body of a {rt.kind} request must be an object, not {type(body).__name__}")
+        json_body(rt, body)
         obj = deep_copy(body) if copy else body
         meta = obj.get("metadata")
         if meta is None:
@@ -395,8 +397,8 @@ class ApiServer:
         """
         rt = self.resource(resource)
         check_options("CreateOptions", field_manager=field_manager, field_validation=field_validation)
-        ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
-                      if isinstance(body, dict) else namespace)
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        ns = self._ns(rt, namespace if namespace is not None or not isinstance(meta, dict) else meta.get("namespace"))
         obj = self._body(rt, body, ns, copy=not fresh_body)
         self.fields.check_decoded(rt, obj, field_validation, info)
         return self._create(rt, ns, obj, dry_run=dry_run, copy_result=copy_result, field_manager=field_manager,

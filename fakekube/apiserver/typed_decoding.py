@@ -35,9 +35,10 @@ from typing import Any, Final
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest
+from fakekube.machinery import wire
 from fakekube.machinery.quantity import ERR_FORMAT_WRONG, parse_quantity
 
-__all__ = ["INT64_FIELDS", "decode_typed"]
+__all__ = ["INT64_FIELDS", "decode_typed", "json_body"]
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -268,3 +269,12 @@ def decode_typed(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         obj.update(decoded)
     return obj
 
+
+
+def json_body(rt: ResourceType, body: Any) -> None:
+    """400 unless ``body`` is a JSON value (:func:`fakekube.machinery.wire.check_json`): what a
+    Python caller passes must be what a request could carry."""
+    try:
+        wire.check_json(body)
+    except wire.NotJson as err:
+        raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {err}') from None

@@ -1,0 +1,123 @@
+"""Bad input from a Python caller or in YAML text: a UsageError that says how to fix it, or the
+400/422 kube-apiserver answers; never a traceback, and nothing reaches the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import jobset_ref
+from fakekube import FakeCluster
+from fakekube.errors import ApiError, UsageError
+from fakekube.machinery import wire
+
+
+@pytest.fixture
+def cluster() -> FakeCluster:
+    c = FakeCluster(seed=0)
+    jobset_ref.install(c)
+    return c
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda c: c.list("Pod", label_selector=5), "label_selector must be a string or None, got int 5"),
+    (lambda c: c.patch("Pod", "p", {}, patch_type=5),
+     "patch_type (merge, json, strategic, apply or a media type) must be a string, got int 5"),
+    (lambda c: c.get("Pod", b"p"), "the name must be a string, got bytes b'p'"),
+    (lambda c: c.run_until(lambda: True, timeout=None),
+     "run_until(timeout=...) takes a non-negative number of virtual seconds, got None"),
+    (lambda c: c.delete("Pod", "p", grace_period_seconds=1.5), "grace_period_seconds must be an int or None, got 1.5"),
+    (lambda c: c.watch("Pod", field_selector=["a"]), "field_selector must be a string or None, got list ['a']"),
+    (lambda c: c.add_node("n", labels={"a": 1}),
+     "add_node(labels=...) must be a dict with string keys and values or None, got {'a': 1}"),
+])
+def test_a_wrong_argument_type_is_a_usage_error(cluster: FakeCluster, call: Any, message: str) -> None:
+    rv = cluster.api.store.rv
+    with pytest.raises(UsageError) as err:
+        call(cluster)
+    assert str(err.value) == message
+    assert cluster.api.store.rv == rv
+
+
+CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: {value}\n"
+
+
+@pytest.mark.parametrize(("text", "code", "message"), [
+    (CM.format(name="true", value="b"), 400,
+     'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct '
+     "field ObjectMeta.metadata.name of type string"),
+    (CM.format(name="x", value=".nan"), 400, "error converting YAML to JSON: data.a is nan, which is not a JSON number"),
+    (CM.format(name="x", value="-.inf"), 400,
+     "error converting YAML to JSON: data.a is -inf, which is not a JSON number"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\nbinaryData:\n  a: !!binary aGk=\n", 400,
+     "error converting YAML to JSON: line 6: the tag tag:yaml.org,2002:binary is not a JSON type"),
+    ("a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+     "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+     "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n", 400,
+     "error converting YAML to JSON: yaml: document contains excessive aliasing"),
+])
+def test_yaml_is_decoded_to_json_types_only(cluster: FakeCluster, text: str, code: int, message: str | None) -> None:
+    rv = cluster.api.store.rv
+    with pytest.raises(ApiError) as err:
+        cluster.apply(text)
+    assert err.value.code == code
+    if message is not None:
+        assert err.value.message == message
+    assert cluster.api.store.rv == rv
+
+
+def test_a_date_stays_a_string(cluster: FakeCluster) -> None:
+    assert cluster.apply(CM.format(name="2020-01-01", value="2020-01-01"))["data"] == {"a": "2020-01-01"}
+
+
+def test_a_python_value_json_cannot_hold_is_a_400(cluster: FakeCluster) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": float("nan")}}
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert (err.value.code, err.value.message) == (
+        400, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: data.a is nan, which is not a JSON number')
+
+
+def test_deep_nesting_is_a_400_in_bounded_time(cluster: FakeCluster) -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = {"a": deep}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "annotations": deep}}
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert err.value.code == 400
+    assert f"nested more than {wire.MAX_DEPTH} levels deep" in err.value.message
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+    with pytest.raises(ApiError) as err:
+        cluster.patch("ConfigMap", "x", "[" * 5000 + "]" * 5000, patch_type="json")
+    assert err.value.code == 400
+
+
+JOB_SPEC = {"template": {"spec": {"containers": [{"name": "c", "image": "b"}], "restartPolicy": "Never"}}}
+
+
+def _jobset(rjob: Any) -> dict[str, Any]:
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+            "spec": {"replicatedJobs": [rjob]}}
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (_jobset(None), 'JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0]: Invalid value: "null": '
+                    'spec.replicatedJobs[0] in body must be of type object: "null"'),
+    (_jobset({"name": "w", "replicas": 10**30, "template": {"spec": JOB_SPEC}}),
+     'JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: "number": '
+     'spec.replicatedJobs[0].replicas in body must be of type integer: "number"'),
+    (_jobset({"name": "w", "template": {"spec": {"template": {"metadata": {"annotations": "A"}}}}}),
+     'JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].template.spec.template.metadata.annotations: '
+     'Invalid value: "string": spec.replicatedJobs[0].template.spec.template.metadata.annotations in body must be '
+     'of type object: "string"'),
+])
+def test_a_custom_resource_of_wrong_types_is_refused_before_its_webhooks(
+        cluster: FakeCluster, body: dict[str, Any], message: str) -> None:
+    rv = cluster.api.store.rv
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert (err.value.code, err.value.reason, err.value.message) == (422, "Invalid", message)
+    assert err.value.causes[0]["reason"] == "FieldValueTypeInvalid"
+    assert cluster.api.store.rv == rv
