@@ -312,7 +312,7 @@ class FakeCluster:
         ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
         name = meta.get("name")
         manifest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-        if name:
+        if isinstance(name, str) and name:  # any other name is the create's decoding error
             try:
                 live = self.api.get(rt, name, ns)
             except NotFound:

@@ -24,6 +24,7 @@ from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
 from fakekube.http.pod_logs import read_log
 from fakekube.http.routing import RequestInfo, parse_resource_path
+from fakekube.machinery import wire
 
 if TYPE_CHECKING:
     from fakekube.http.server import ClusterServer
@@ -100,10 +101,6 @@ def _media(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def decode_body(raw: bytes, content_type: str) -> Any:
     """JSON (also for patch types) or YAML; JSON types only, as kube-apiserver decodes."""
     media = _media(content_type)
@@ -111,7 +108,9 @@ def decode_body(raw: bytes, content_type: str) -> Any:
         raise ApiError.from_status(_status(415, "UnsupportedMediaType", PROTOBUF_MESSAGE))
     if media in ("", JSON, "*/*") or (media.endswith("+json") and media in PATCH_TYPES):
         try:
-            return json.loads(raw, parse_constant=_reject_constant)
+            return wire.load_json(raw)
+        except wire.NotJson as err:
+            raise BadRequest(f"the request body is not a JSON object: {err}") from None
         except (ValueError, UnicodeDecodeError) as err:
             raise BadRequest(f"json parse error: {err}") from None
     if media in (YAML, "application/x-yaml", "text/yaml", APPLY_PATCH):
@@ -125,30 +124,13 @@ def _decode_yaml(raw: bytes) -> Any:
     import yaml  # lazy: only YAML bodies need it
 
     try:
-        value = yaml.safe_load(raw)
+        docs = list(wire.load_yaml_documents(raw))
+        value = docs[0] if docs else None
+    except wire.NotJson as err:
+        raise BadRequest(f"error converting YAML to JSON: {err}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise BadRequest(f"error converting YAML to JSON: {err}") from None
-    _check_json(value, "")
     return value
-
-
-def _check_json(value: Any, path: str) -> None:
-    """YAML may produce dates, NaN or non-string keys; JSON (and so Kubernetes) has none of them."""
-    stack = [(value, path)]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if not isinstance(k, str):
-                    raise BadRequest(f"error converting YAML to JSON: key {k!r} at {where or '.'} is not a string")
-                stack.append((v, f"{where}.{k}"))
-        elif isinstance(node, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
-        elif isinstance(node, float) and not math.isfinite(node):
-            raise BadRequest(f"error converting YAML to JSON: {node} at {where} is not a JSON number")
-        elif node is not None and not isinstance(node, str | int | float | bool):
-            raise BadRequest(f"error converting YAML to JSON: {where or '.'} holds a {type(node).__name__} "
-                             f"({node!s}); quote it to make it a string")
 
 
 def read_body(headers: Message, rfile: BinaryIO) -> bytes:

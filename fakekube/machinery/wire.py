@@ -85,7 +85,10 @@ def load_json(text: str | bytes, duplicates: Duplicates | None = None) -> Any:
     def constant(name: str) -> Any:
         raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
-    value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except RecursionError:
+        raise NotJson(f"the object is nested more than {MAX_DEPTH} levels deep") from None
     check_json(value)
     return value
 

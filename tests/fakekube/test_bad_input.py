@@ -121,3 +121,21 @@ def test_a_custom_resource_of_wrong_types_is_refused_before_its_webhooks(
     assert (err.value.code, err.value.reason, err.value.message) == (422, "Invalid", message)
     assert err.value.causes[0]["reason"] == "FieldValueTypeInvalid"
     assert cluster.api.store.rv == rv
+
+
+def test_http_bodies_share_the_json_rules(cluster: FakeCluster) -> None:
+    from fakekube.http.requests import decode_body
+
+    with pytest.raises(ApiError) as err:
+        decode_body(b"[" * 100_000 + b"]" * 100_000, "application/json")
+    assert err.value.code == 400
+    with pytest.raises(ApiError) as err:
+        decode_body(b"data:\n  a: .inf\n", "application/yaml")
+    assert err.value.message == "error converting YAML to JSON: data.a is inf, which is not a JSON number"
+
+
+def test_apply_of_an_object_whose_name_is_not_a_string_is_a_400(cluster: FakeCluster) -> None:
+    with pytest.raises(ApiError) as err:
+        cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": {"a": []}}})
+    assert err.value.message == ('Namespace in version "v1" cannot be handled as a Namespace: json: cannot '
+                                 "unmarshal object into Go struct field ObjectMeta.metadata.name of type string")
