@@ -106,6 +106,19 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _record_last_applied(obj: dict[str, Any], manifest: str) -> None:
+    """kubectl's last-applied annotation, where the object has room for it (metadata or
+    annotations of a wrong type are left for the server to refuse)."""
+    if obj.get("metadata") is None:
+        obj["metadata"] = {}
+    meta = obj["metadata"]
+    if isinstance(meta, dict):
+        if meta.get("annotations") is None:
+            meta["annotations"] = {}
+        if isinstance(meta["annotations"], dict):
+            meta["annotations"][LAST_APPLIED] = manifest
+
+
 def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
     """A harness argument that must be a string (or None when ``optional``)."""
     if value is None and optional:
@@ -320,11 +333,11 @@ class FakeCluster:
             if live is not None:
                 last = json.loads((live["metadata"].get("annotations") or {}).get(LAST_APPLIED, "{}"))
                 patch = patching.create_merge_patch(last, doc)
-                patch.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+                _record_last_applied(patch, manifest)
                 return self.client.patch(rt.key, name, patch, ns, patch_type="merge",
                                          field_validation=field_validation)
         body = json.loads(manifest)
-        body.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+        _record_last_applied(body, manifest)
         return self.client.create(body, namespace=ns, field_validation=field_validation)
 
     def create(self, obj: dict[str, Any], *, namespace: str | None = None,
@@ -521,15 +534,34 @@ for _name, _member in list(vars(FakeCluster).items()):
 del _name, _member
 
 
+#: Events a :class:`WatchStream` keeps before the server ends it, as kube-apiserver ends a watch
+#: whose client does not keep up.
+MAX_WATCH_EVENTS = 10_000
+
+
 class WatchStream:
-    """A user-facing watch: events collect in ``events`` as the loop delivers them."""
+    """A user-facing watch: events collect in ``events`` as the loop delivers them.
+
+    A stream holds at most :data:`MAX_WATCH_EVENTS` events: the next one ends it, as
+    kube-apiserver closes the watch of a client that does not keep up (``closed`` is True; a real
+    client would list and watch again)."""
 
     def __init__(self, client: Client, kind: str, namespace: str | None, resource_version: str | None,
                  label_selector: str | None, field_selector: str | None) -> None:
         self.events: list[WatchEvent] = []
-        self._watch: Watch = client.watch(kind, self.events.append, namespace=namespace,
+        self.closed = False
+        self._watch: Watch = client.watch(kind, self._deliver, namespace=namespace,
                                           resource_version=resource_version, label_selector=label_selector,
                                           field_selector=field_selector)
+
+    def _deliver(self, event: WatchEvent) -> None:
+        if self.closed:
+            return
+        if len(self.events) >= MAX_WATCH_EVENTS:
+            self.closed = True
+            self._watch.stop()
+            return
+        self.events.append(event)
 
     def stop(self) -> None:
         self._watch.stop()

@@ -139,3 +139,33 @@ def test_apply_of_an_object_whose_name_is_not_a_string_is_a_400(cluster: FakeClu
         cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": {"a": []}}})
     assert err.value.message == ('Namespace in version "v1" cannot be handled as a Namespace: json: cannot '
                                  "unmarshal object into Go struct field ObjectMeta.metadata.name of type string")
+
+
+def test_a_config_map_over_one_mebibyte_is_refused(cluster: FakeCluster) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"a": "x" * (1 << 20)}}
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert (err.value.code, err.value.message) == (
+        422, 'ConfigMap "big" is invalid: Too long: may not be more than 1048576 bytes')
+    body["data"] = {"a": "x" * ((1 << 20) - 1)}
+    assert cluster.create(body)["metadata"]["name"] == "big"
+
+
+def test_an_unread_watch_is_bounded_and_ends(cluster: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakekube import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "MAX_WATCH_EVENTS", 3)
+    stream = cluster.watch("ConfigMap")
+    for i in range(5):
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}})
+    assert len(stream.events) == 3 and stream.closed
+
+
+@pytest.mark.parametrize("text", [
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: null\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations: A\n",
+])
+def test_apply_of_odd_metadata_is_an_api_error(cluster: FakeCluster, text: str) -> None:
+    with pytest.raises(ApiError) as err:
+        cluster.apply(text)
+    assert err.value.code in (400, 422)

@@ -175,6 +175,29 @@ class PlainStrategy(Strategy):
     tracks_generation = False
 
 
+#: ``core.MaxSecretSize``: the most bytes a ConfigMap's (or Secret's) keys and values may hold.
+MAX_CONFIG_MAP_BYTES = 1024 * 1024
+
+
+class ConfigMapStrategy(PlainStrategy):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``ValidateConfigMap``'s size rule: the keys and values of ``data`` and ``binaryData``
+        (decoded) together at most :data:`MAX_CONFIG_MAP_BYTES`; the error names the whole object."""
+        total = 0
+        for key in ("data", "binaryData"):
+            entries = obj.get(key)
+            if isinstance(entries, dict):
+                for k, val in entries.items():
+                    size = len(val.encode()) if isinstance(val, str) else 0
+                    total += len(k.encode()) + (size * 3 // 4 if key == "binaryData" else size)
+        if total > MAX_CONFIG_MAP_BYTES:
+            return [FieldError.too_long("", "", MAX_CONFIG_MAP_BYTES)]
+        return []
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.validate(new)
+
+
 class EndpointSliceStrategy(Strategy):
     tracks_generation = True
 
@@ -203,7 +226,7 @@ def install(server: ApiServer) -> None:
                      short_names=("ev",)))
     add(ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
                      strategy=PvcStrategy(), short_names=("pvc",), subresources=frozenset({"status"})))
-    add(ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, strategy=PlainStrategy(),
+    add(ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, strategy=ConfigMapStrategy(),
                      short_names=("cm",)))
     add(ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, strategy=PlainStrategy(),
                      short_names=("sa",)))
