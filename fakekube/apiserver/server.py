@@ -469,7 +469,8 @@ class ApiServer:
         """Update (PUT) an object or its ``status``; the other options as for :meth:`create`."""
         rt = self.resource(resource)
         check_options("UpdateOptions", field_manager=field_manager, field_validation=field_validation)
-        if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
+        if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) \
+                or not isinstance(body["metadata"].get("name"), str) or not body["metadata"]["name"]:
             raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
         ns = self._ns(rt, namespace if namespace is not None else body["metadata"].get("namespace"))
         name = body["metadata"]["name"]

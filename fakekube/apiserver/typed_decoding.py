@@ -250,14 +250,19 @@ class _Decoder:
         return value
 
 
+@functools.cache
+def _custom_type(kind: str) -> _Type:
+    """A custom resource as Go sees it: its ``metadata`` is an ObjectMeta, the rest is unstructured."""
+    meta = _Builder().struct("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    return _Type(_STRUCT, kind, name=kind, fields={"metadata": meta})
+
+
 def decode_typed(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` decoded into ``rt``'s Go type: the same dict changed in place where decoding
     drops or zeroes ``null`` s (subtrees that change are replaced, never mutated), or 400
-    ``BadRequest`` with the decoder's first error. Custom resources and kinds without a
-    generated schema pass unchanged."""
-    if rt.custom:
-        return obj
-    t = _kind_type(rt.api_version, rt.kind)
+    ``BadRequest`` with the decoder's first error. A custom resource's ``metadata`` is decoded
+    (the rest is its schema's business); kinds without a generated schema pass unchanged."""
+    t = _custom_type(rt.kind) if rt.custom else _kind_type(rt.api_version, rt.kind)
     if t is None:
         return obj
     decoder = _Decoder()

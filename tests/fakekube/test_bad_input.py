@@ -169,3 +169,36 @@ def test_apply_of_odd_metadata_is_an_api_error(cluster: FakeCluster, text: str) 
     with pytest.raises(ApiError) as err:
         cluster.apply(text)
     assert err.value.code in (400, 422)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+      "spec": {"containers": [{"name": "c", "image": "b", "ports": [None]}], "restartPolicy": "Never"}},
+     'Pod "p" is invalid: spec.containers[0].ports[0].containerPort: Required value'),
+    ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [None]}},
+     'Service "s" is invalid: spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive'),
+    ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+      "spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
+     'Node "n" is invalid: spec.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+     '"NoExecute", "NoSchedule", "PreferNoSchedule"'),
+    ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [None]}}, None),
+])
+def test_null_items_are_zero_values_that_validation_refuses(
+        cluster: FakeCluster, body: dict[str, Any], message: str | None) -> None:
+    rv = cluster.api.store.rv
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert err.value.code == 422
+    if message is not None:
+        assert err.value.message == message
+    else:
+        assert "spec.taints[0].effect: Required value" in err.value.message
+    assert cluster.api.store.rv == rv
+
+
+def test_a_custom_resource_name_of_the_wrong_type_is_a_400(cluster: FakeCluster) -> None:
+    with pytest.raises(ApiError) as err:
+        cluster.create({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": [None]},
+                        "spec": {"replicatedJobs": []}})
+    assert err.value.message == ('JobSet in version "v1alpha2" cannot be handled as a JobSet: json: cannot '
+                                 "unmarshal array into Go struct field ObjectMeta.metadata.name of type string")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.apiserver.kinds.pods import port_number_errors
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
@@ -108,8 +109,34 @@ class NamespaceStrategy(Strategy):
         return bool(_spec_finalizers(obj))
 
 
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "PreferNoSchedule")
+
+
 class NodeStrategy(Strategy):
     tracks_generation = False
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``validateNodeTaints``: each taint's key a label name, its value a label value, its
+        effect one of the three."""
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        errors: list[FieldError] = []
+        for i, taint in enumerate(spec.get("taints") or []):
+            if not isinstance(taint, dict):
+                continue
+            where = f"spec.taints[{i}]"
+            errors += v.validate_label_name(str(taint.get("key", "")), f"{where}.key")
+            value = taint.get("value", "")
+            if isinstance(value, str) and v.is_valid_label_value(value):
+                errors.append(FieldError.invalid(f"{where}.value", value, ";".join(v.is_valid_label_value(value))))
+            effect = taint.get("effect", "")
+            if not effect:
+                errors.append(FieldError.required(f"{where}.effect"))
+            elif effect not in TAINT_EFFECTS:
+                errors.append(FieldError.not_supported(f"{where}.effect", effect, TAINT_EFFECTS))
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.validate(new)
 
     def default(self, obj: dict[str, Any]) -> None:
         status = obj.setdefault("status", {})
@@ -138,7 +165,8 @@ class ServiceStrategy(Strategy):
         spec.setdefault("sessionAffinity", "None")
         for port in spec.get("ports") or []:
             port.setdefault("protocol", "TCP")
-            port.setdefault("targetPort", port.get("port"))
+            if "port" in port:
+                port.setdefault("targetPort", port["port"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
         spec.setdefault("internalTrafficPolicy", "Cluster")
 
@@ -161,6 +189,9 @@ class ServiceStrategy(Strategy):
             errors += v.validate_labels(spec["selector"], "spec.selector")
         if spec.get("clusterIP") != "None" and not spec.get("ports") and spec.get("type") != "ExternalName":
             errors.append(FieldError.required("spec.ports", ""))
+        for i, port in enumerate(spec.get("ports") or []):
+            if isinstance(port, dict):  # validateServicePort
+                errors += port_number_errors(port.get("port", 0), f"spec.ports[{i}].port")
         return errors
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
