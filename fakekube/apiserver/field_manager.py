@@ -64,10 +64,15 @@ BEFORE_FIRST_APPLY: Final = "before-first-apply"
 class WriteInfo:
     """What a write reports besides the object, for the HTTP layer: ``warnings`` (each one a
     ``Warning: 299 - "<text>"`` header, in order, duplicates dropped as the API server's warning
-    recorder does) and ``created`` (the write created the object: 201, also for apply)."""
+    recorder does) and ``created`` (the write created the object: 201, also for apply).
+
+    ``duplicates`` goes the other way: the duplicate fields the body's decoder found
+    (``duplicate field "name"`` in JSON, ``line 4: key "name" already set in map`` in YAML), which
+    field validation reports with the unknown fields (Strict: the error; Warn: warnings)."""
 
     warnings: list[str] = field(default_factory=list)
     created: bool = False
+    duplicates: list[str] = field(default_factory=list)
 
     def warn(self, text: str) -> None:
         if text not in self.warnings:
@@ -205,17 +210,18 @@ class FieldManager:
 
     def _unknown(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                  info: WriteInfo | None) -> list[str]:
-        """Strict: the unknown fields; Warn: none, each reported as a warning; Ignore: none.
+        """Strict: the duplicate and unknown fields; Warn: none, each reported as a warning; Ignore: none.
 
         Warnings nobody collects are not computed."""
         if validation == IGNORE or (validation != STRICT and info is None):
             return []
-        unknown = self.unknown_fields(rt, obj)
+        duplicates = list(info.duplicates) if info is not None else []
+        unknown = [f'unknown field "{path}"' for path in self.unknown_fields(rt, obj)]
         if validation == STRICT:
-            return unknown
+            return duplicates + unknown
         assert info is not None
-        for path in unknown:
-            info.warn(f'unknown field "{path}"')
+        for text in duplicates + unknown:
+            info.warn(text)
         return []
 
     # ------------------------------------------------------------------ managedFields
@@ -429,8 +435,8 @@ def _validation_errors(errors: list[str]) -> str:
     return "\n".join(["errors:", *(f"  {e}" for e in errors)])
 
 
-def _strict_decoding_error(unknown: list[str]) -> str:
-    return "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
+def _strict_decoding_error(problems: list[str]) -> str:
+    return "strict decoding error: " + ", ".join(problems)
 
 
 def _json(value: Any) -> str:
