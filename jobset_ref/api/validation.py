@@ -257,6 +257,7 @@ def validate_create(
     if spec.volume_claim_policies:
         errs.extend(_validate_volume_claim_policies(model, name, pvc_lookup))
     if not errs:
+        # DEVIATION(upstream): no such budget upstream; a simulation in memory needs one.
         check_simulation_budget(rjobs)
     return errs
 
