@@ -38,7 +38,6 @@ from fakekube.errors import (
     FieldError,
     Forbidden,
     Gone,
-    InternalError,
     Invalid,
     MethodNotAllowed,
     NotFound,
@@ -409,8 +408,7 @@ class ApiServer:
                 applied: bool = False) -> dict[str, Any]:
         meta = obj["metadata"]
         self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
-        if meta.get("resourceVersion"):
-            raise InternalError("resourceVersion should not be set on objects to be created")
+        sent_rv = meta.get("resourceVersion")
         strategy = rt.strategy
         strategy.default(obj)
         if not applied:
@@ -452,6 +450,8 @@ class ApiServer:
             info.created = True
         if dry_run:
             return obj
+        if sent_rv:  # the storage layer's check: after validation and admission, a plain error (500)
+            raise patching.PatchInternalError("resourceVersion should not be set on objects to be created")
         self._persist(rt, obj, "create", ADDED)
         return deep_copy(obj) if copy_result else obj
 

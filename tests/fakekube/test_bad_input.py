@@ -202,3 +202,16 @@ def test_a_custom_resource_name_of_the_wrong_type_is_a_400(cluster: FakeCluster)
                         "spec": {"replicatedJobs": []}})
     assert err.value.message == ('JobSet in version "v1alpha2" cannot be handled as a JobSet: json: cannot '
                                  "unmarshal array into Go struct field ObjectMeta.metadata.name of type string")
+
+
+def test_a_create_with_a_resource_version_is_judged_by_validation_first(cluster: FakeCluster) -> None:
+    body = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "resourceVersion": "5"}, "spec": {}}
+    with pytest.raises(ApiError) as err:  # kube-apiserver checks the resourceVersion in storage, after validation
+        cluster.create(body)
+    assert (err.value.code, err.value.message) == (422, 'Service "s" is invalid: spec.ports: Required value')
+    body["spec"] = {"ports": [{"port": 80}]}
+    with pytest.raises(ApiError) as err:
+        cluster.create(body)
+    assert (err.value.code, err.value.reason, err.value.message) == (
+        500, "", "resourceVersion should not be set on objects to be created")
+    assert not cluster.exists("Service", "s")
