@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Final
 from weakref import WeakKeyDictionary
 
@@ -40,6 +39,7 @@ from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.typed_decoding import decode_typed
 from fakekube.errors import BadRequest, Conflict, FieldError, Invalid, ResourceName, UnsupportedMediaType
 from fakekube.machinery import managed_fields as mf
+from fakekube.machinery import wire
 from fakekube.machinery.field_types import FieldType, from_merge_schema, from_openapi
 from fakekube.machinery.field_validation import unknown_fields
 from fakekube.machinery.openapi import StructuralSchema
@@ -104,20 +104,6 @@ def check_options(options_kind: str, *, field_manager: str | None, field_validat
         raise Invalid.for_object(ResourceName("", "meta.k8s.io", options_kind), "", errors)
 
 
-@cache
-def _yaml_loader() -> Any:
-    """A safe YAML loader that, as sigs.k8s.io/yaml, leaves timestamps as strings (PyYAML loads on use)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-    return Loader
-
-
 def decode_apply_body(body: Any) -> dict[str, Any]:
     """An ``application/apply-patch+yaml`` body (YAML, so JSON too) as an object; 400 if it is not one."""
     if isinstance(body, bytes | bytearray):
@@ -129,15 +115,25 @@ def decode_apply_body(body: Any) -> dict[str, Any]:
             import yaml
 
             try:
-                body = yaml.load(body, Loader=_yaml_loader())  # a SafeLoader subclass
+                docs = list(wire.load_yaml_documents(body))
+            except wire.NotJson as exc:
+                raise BadRequest(f"error decoding patch: {exc}") from None
             except yaml.YAMLError as exc:
                 raise BadRequest(f"error decoding patch: {_one_line(exc)}") from None
+            body = docs[0] if docs else None
+        except RecursionError:
+            raise BadRequest(f"error decoding patch: the object is nested more than {wire.MAX_DEPTH} levels "
+                             "deep") from None
     if body is None:
         return {}
     if not isinstance(body, dict):
         kind = "array" if isinstance(body, list) else "string" if isinstance(body, str) else "number"
         raise BadRequest(f"error decoding patch: json: cannot unmarshal {kind} into Go value of type "
                          "map[string]interface {}")
+    try:
+        wire.check_json(body)
+    except wire.NotJson as exc:
+        raise BadRequest(f"error decoding patch: {exc}") from None
     return deep_copy(body)
 
 

@@ -215,3 +215,14 @@ def test_a_create_with_a_resource_version_is_judged_by_validation_first(cluster:
     assert (err.value.code, err.value.reason, err.value.message) == (
         500, "", "resourceVersion should not be set on objects to be created")
     assert not cluster.exists("Service", "s")
+
+
+def test_server_side_apply_bodies_share_the_json_rules(cluster: FakeCluster) -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = {"a": deep}
+    for body in ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "annotations": deep}},
+                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: .nan\n"):
+        with pytest.raises(ApiError) as err:
+            cluster.api.patch("configmaps", "a", body, namespace="default", patch_type="apply", field_manager="t")
+        assert err.value.code == 400 and err.value.message.startswith("error decoding patch: ")
