@@ -55,8 +55,9 @@ from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
-from fakekube.errors import NotFound, UsageError
+from fakekube.errors import BadRequest, NotFound, UsageError
 from fakekube.machinery import patch as patching
+from fakekube.machinery import wire
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
 from fakekube.store import Store
@@ -95,7 +96,9 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
     import yaml  # lazy: only YAML text needs it (importing PyYAML costs ~20 ms of cold start)
 
     try:
-        loaded = [d for d in yaml.safe_load_all(source) if d is not None]
+        loaded = [d for d in wire.load_yaml_documents(source) if d is not None]
+    except wire.NotJson as err:
+        raise BadRequest(f"error converting YAML to JSON: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -105,11 +108,54 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
             raise UsageError(f"every YAML document must be a mapping (an object), got {type(doc).__name__}")
     out: list[dict[str, Any]] = []
     for doc in loaded:
-        if doc.get("kind", "").endswith("List") and isinstance(doc.get("items"), list):
+        if isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
             out += doc["items"]
         else:
             out.append(doc)
     return out
+
+
+def _record_last_applied(obj: dict[str, Any], manifest: str) -> None:
+    """kubectl's last-applied annotation, where the object has room for it (metadata or
+    annotations of a wrong type are left for the server to refuse)."""
+    if obj.get("metadata") is None:
+        obj["metadata"] = {}
+    meta = obj["metadata"]
+    if isinstance(meta, dict):
+        if meta.get("annotations") is None:
+            meta["annotations"] = {}
+        if isinstance(meta["annotations"], dict):
+            meta["annotations"][LAST_APPLIED] = manifest
+
+
+def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
+    """A harness argument that must be a string (or None when ``optional``)."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        kind = "a string or None" if optional else "a string"
+        raise UsageError(f"{what} must be {kind}, got {type(value).__name__} {value!r}")
+
+
+def _check_names(kind: Any, name: Any = "", namespace: Any = None) -> None:
+    _check_text("the kind", kind)
+    _check_text("the name", name)
+    _check_text("the namespace", namespace, optional=True)
+
+
+def _check_mapping(what: str, value: Any, *, values: type | tuple[type, ...] = object) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, values) for k, v in value.items()):
+        raise UsageError(f"{what} must be a dict with string keys{'' if values is object else ' and values'} "
+                         f"or None, got {value!r}")
+
+
+def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{what} must be an int{' or None' if optional else ''}, got {value!r}")
 
 
 def _nanoseconds(value: Any, what: str) -> SimTime:
@@ -226,6 +272,11 @@ class FakeCluster:
     def add_node(self, name: str, *, labels: dict[str, str] | None = None, capacity: dict[str, Any] | None = None,
                  taints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Register a Ready node (default capacity: 32 CPU, 128Gi, 110 pods)."""
+        _check_text("add_node(): the name", name)
+        _check_mapping("add_node(labels=...)", labels, values=str)
+        _check_mapping("add_node(capacity=...)", capacity, values=(str, int))
+        if taints is not None and (not isinstance(taints, list) or not all(isinstance(t, dict) for t in taints)):
+            raise UsageError(f"add_node(taints=...) must be a list of dicts or None, got {taints!r}")
         cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
         node = {
             "apiVersion": "v1", "kind": "Node",
@@ -257,6 +308,7 @@ class FakeCluster:
         """Register ``count`` nodes named ``<prefix>-0`` … ``<prefix>-<count-1>``."""
         if not isinstance(count, int) or count < 0:
             raise UsageError(f"add_nodes() takes a non-negative count, got {count!r}")
+        _check_text("add_nodes(name_prefix=...)", name_prefix)
         return [self.add_node(f"{name_prefix}-{i}", labels=labels, capacity=capacity, taints=taints) for i in range(count)]
 
     # ================================================================== API verbs
@@ -277,11 +329,17 @@ class FakeCluster:
     def _apply_one(self, doc: dict[str, Any], namespace: str | None, field_validation: str | None
                    ) -> dict[str, Any]:
         rt = self.api.registry.for_object(doc)
+        try:
+            wire.check_json(doc)
+        except wire.NotJson as err:
+            raise BadRequest(f"the {rt.kind} is not a JSON object: {err}") from None
         meta = doc.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise BadRequest(f"metadata of a {rt.kind} must be an object")
         ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
         name = meta.get("name")
         manifest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-        if name:
+        if isinstance(name, str) and name:  # any other name is the create's decoding error
             try:
                 live = self.api.get(rt, name, ns)
             except NotFound:
@@ -289,11 +347,11 @@ class FakeCluster:
             if live is not None:
                 last = json.loads((live["metadata"].get("annotations") or {}).get(LAST_APPLIED, "{}"))
                 patch = patching.create_merge_patch(last, doc)
-                patch.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+                _record_last_applied(patch, manifest)
                 return self.client.patch(rt.key, name, patch, ns, patch_type="merge",
                                          field_validation=field_validation)
         body = json.loads(manifest)
-        body.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = manifest
+        _record_last_applied(body, manifest)
         return self.client.create(body, namespace=ns, field_validation=field_validation)
 
     def create(self, obj: dict[str, Any], *, namespace: str | None = None,
@@ -313,14 +371,22 @@ class FakeCluster:
         return result
 
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        _check_names(kind, name, namespace)
         return self.client.get(kind, name, namespace)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
+        _check_names(kind, "", namespace)
+        _check_text("label_selector", label_selector, optional=True)
+        _check_text("field_selector", field_selector, optional=True)
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        _check_names(kind, name, namespace)
+        _check_text("patch_type (merge, json, strategic, apply or a media type)", patch_type)
+        _check_text("subresource", subresource, optional=True)
+        _check_text("field_validation (Strict, Warn or Ignore)", field_validation, optional=True)
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource,
                                    field_validation=field_validation)
         self.run_until_idle()
@@ -328,6 +394,9 @@ class FakeCluster:
 
     def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
                grace_period_seconds: int | None = None) -> dict[str, Any]:
+        _check_names(kind, name, namespace)
+        _check_text("propagation_policy (Orphan, Background or Foreground)", propagation_policy, optional=True)
+        _check_int("grace_period_seconds", grace_period_seconds, optional=True)
         result = self.client.delete(kind, name, namespace, propagation_policy=propagation_policy,
                                     grace_period_seconds=grace_period_seconds)
         self.run_until_idle()
@@ -336,9 +405,14 @@ class FakeCluster:
     def watch(self, kind: str, namespace: str | None = None, *, resource_version: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None) -> WatchStream:
         """A watch whose events collect in ``.events`` (delivered as the loop runs)."""
+        _check_names(kind, "", namespace)
+        _check_text("resource_version", resource_version, optional=True)
+        _check_text("label_selector", label_selector, optional=True)
+        _check_text("field_selector", field_selector, optional=True)
         return WatchStream(self.client, kind, namespace, resource_version, label_selector, field_selector)
 
     def exists(self, kind: str, name: str, namespace: str = "default") -> bool:
+        _check_names(kind, name, namespace)
         try:
             self.client.get(kind, name, namespace)
         except NotFound:
@@ -350,6 +424,10 @@ class FakeCluster:
                namespace: str | None = None, kind: str | None = None, name: str | None = None
                ) -> builtins.list[dict[str, Any]]:
         """Recorded core/v1 Events, oldest first, optionally about one object or with one reason."""
+        if involved is not None and not (isinstance(involved, dict) and isinstance(involved.get("metadata"), dict)):
+            raise UsageError(f"events(involved) takes an object (a dict with metadata) or None, got {involved!r}")
+        for what, value in (("reason", reason), ("namespace", namespace), ("kind", kind), ("name", name)):
+            _check_text(f"events({what}=...)", value, optional=True)
         items = self.client.list("events", namespace)
         out = []
         for ev in items:
@@ -397,12 +475,16 @@ class FakeCluster:
     def fail_pod(self, name: str, namespace: str = "default", *, exit_code: int = 1, reason: str = "Error") -> None:
         """The pod's containers exit now with ``exit_code`` (restartPolicy decides what follows)."""
         self._require_simulation("fail_pod()")
+        _check_names("Pod", name, namespace)
+        _check_int("fail_pod(exit_code=...)", exit_code)
+        _check_text("fail_pod(reason=...)", reason)
         self.kubelet.fail_pod(name, namespace, exit_code=exit_code, reason=reason)
         self.run_until_idle()
 
     def complete_pod(self, name: str, namespace: str = "default") -> None:
         """The pod's containers exit 0 now."""
         self._require_simulation("complete_pod()")
+        _check_names("Pod", name, namespace)
         self.kubelet.complete_pod(name, namespace)
         self.run_until_idle()
 
@@ -410,12 +492,14 @@ class FakeCluster:
         self.delete("pods", name, namespace, grace_period_seconds=grace_period_seconds)
 
     def evict_pod(self, name: str, namespace: str = "default") -> None:
+        _check_names("Pod", name, namespace)
         self.client.evict(name, namespace)
         self.run_until_idle()
 
     def fail_node(self, name: str) -> None:
         """The node goes NotReady; its pods fail with a DisruptionTarget condition."""
         self._require_simulation("fail_node()")
+        _check_text("fail_node(): the name", name)
         self.kubelet.fail_node(name)
         self.run_until_idle()
 
@@ -426,6 +510,7 @@ class FakeCluster:
                     ready_after: float | None = None, reason: str | None = None) -> None:
         """Script pods matching ``label_selector`` (created from now on): run ``duration`` s, then exit."""
         self._require_simulation("script_pods()")
+        _check_text("script_pods(label_selector)", label_selector)
         self.kubelet.script_pods(label_selector, duration=duration, exit_code=exit_code,
                                  ready_after=ready_after, reason=reason)
 
@@ -467,15 +552,34 @@ for _name, _member in list(vars(FakeCluster).items()):
 del _name, _member
 
 
+#: Events a :class:`WatchStream` keeps before the server ends it, as kube-apiserver ends a watch
+#: whose client does not keep up.
+MAX_WATCH_EVENTS = 10_000
+
+
 class WatchStream:
-    """A user-facing watch: events collect in ``events`` as the loop delivers them."""
+    """A user-facing watch: events collect in ``events`` as the loop delivers them.
+
+    A stream holds at most :data:`MAX_WATCH_EVENTS` events: the next one ends it, as
+    kube-apiserver closes the watch of a client that does not keep up (``closed`` is True; a real
+    client would list and watch again)."""
 
     def __init__(self, client: Client, kind: str, namespace: str | None, resource_version: str | None,
                  label_selector: str | None, field_selector: str | None) -> None:
         self.events: list[WatchEvent] = []
-        self._watch: Watch = client.watch(kind, self.events.append, namespace=namespace,
+        self.closed = False
+        self._watch: Watch = client.watch(kind, self._deliver, namespace=namespace,
                                           resource_version=resource_version, label_selector=label_selector,
                                           field_selector=field_selector)
+
+    def _deliver(self, event: WatchEvent) -> None:
+        if self.closed:
+            return
+        if len(self.events) >= MAX_WATCH_EVENTS:
+            self.closed = True
+            self._watch.stop()
+            return
+        self.events.append(event)
 
     def stop(self) -> None:
         self._watch.stop()

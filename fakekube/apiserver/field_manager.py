@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Final
 from weakref import WeakKeyDictionary
 
@@ -37,8 +36,10 @@ from fakekube._core.clock import SimTime, format_time
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
+from fakekube.apiserver.typed_decoding import decode_typed
 from fakekube.errors import BadRequest, Conflict, FieldError, Invalid, ResourceName, UnsupportedMediaType
 from fakekube.machinery import managed_fields as mf
+from fakekube.machinery import wire
 from fakekube.machinery.field_types import FieldType, from_merge_schema, from_openapi
 from fakekube.machinery.field_validation import unknown_fields
 from fakekube.machinery.openapi import StructuralSchema
@@ -63,10 +64,15 @@ BEFORE_FIRST_APPLY: Final = "before-first-apply"
 class WriteInfo:
     """What a write reports besides the object, for the HTTP layer: ``warnings`` (each one a
     ``Warning: 299 - "<text>"`` header, in order, duplicates dropped as the API server's warning
-    recorder does) and ``created`` (the write created the object: 201, also for apply)."""
+    recorder does) and ``created`` (the write created the object: 201, also for apply).
+
+    ``duplicates`` goes the other way: the duplicate fields the body's decoder found
+    (``duplicate field "name"`` in JSON, ``line 4: key "name" already set in map`` in YAML), which
+    field validation reports with the unknown fields (Strict: the error; Warn: warnings)."""
 
     warnings: list[str] = field(default_factory=list)
     created: bool = False
+    duplicates: list[str] = field(default_factory=list)
 
     def warn(self, text: str) -> None:
         if text not in self.warnings:
@@ -98,20 +104,6 @@ def check_options(options_kind: str, *, field_manager: str | None, field_validat
         raise Invalid.for_object(ResourceName("", "meta.k8s.io", options_kind), "", errors)
 
 
-@cache
-def _yaml_loader() -> Any:
-    """A safe YAML loader that, as sigs.k8s.io/yaml, leaves timestamps as strings (PyYAML loads on use)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-    return Loader
-
-
 def decode_apply_body(body: Any) -> dict[str, Any]:
     """An ``application/apply-patch+yaml`` body (YAML, so JSON too) as an object; 400 if it is not one."""
     if isinstance(body, bytes | bytearray):
@@ -123,15 +115,25 @@ def decode_apply_body(body: Any) -> dict[str, Any]:
             import yaml
 
             try:
-                body = yaml.load(body, Loader=_yaml_loader())  # a SafeLoader subclass
+                docs = list(wire.load_yaml_documents(body))
+            except wire.NotJson as exc:
+                raise BadRequest(f"error decoding patch: {exc}") from None
             except yaml.YAMLError as exc:
                 raise BadRequest(f"error decoding patch: {_one_line(exc)}") from None
+            body = docs[0] if docs else None
+        except RecursionError:
+            raise BadRequest(f"error decoding patch: the object is nested more than {wire.MAX_DEPTH} levels "
+                             "deep") from None
     if body is None:
         return {}
     if not isinstance(body, dict):
         kind = "array" if isinstance(body, list) else "string" if isinstance(body, str) else "number"
         raise BadRequest(f"error decoding patch: json: cannot unmarshal {kind} into Go value of type "
                          "map[string]interface {}")
+    try:
+        wire.check_json(body)
+    except wire.NotJson as exc:
+        raise BadRequest(f"error decoding patch: {exc}") from None
     return deep_copy(body)
 
 
@@ -179,7 +181,8 @@ class FieldManager:
     # ------------------------------------------------------------------ field validation
     def check_decoded(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                       info: WriteInfo | None) -> None:
-        """Field validation of a create or update body."""
+        """Decoding into the kind's type, then field validation of a create or update body."""
+        decode_typed(rt, obj)
         unknown = self._unknown(rt, obj, validation, info)
         if unknown:
             raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
@@ -187,7 +190,9 @@ class FieldManager:
 
     def check_patched(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                       info: WriteInfo | None, patch: Any, media: str) -> None:
-        """Field validation of a patched object (JSON, merge and strategic merge patches)."""
+        """Decoding into the kind's type, then field validation of a patched object (JSON, merge and
+        strategic merge patches)."""
+        decode_typed(rt, obj)
         unknown = self._unknown(rt, obj, validation, info)
         if unknown:
             if isinstance(patch, str | bytes | bytearray):
@@ -201,17 +206,18 @@ class FieldManager:
 
     def _unknown(self, rt: ResourceType, obj: dict[str, Any], validation: str | None,
                  info: WriteInfo | None) -> list[str]:
-        """Strict: the unknown fields; Warn: none, each reported as a warning; Ignore: none.
+        """Strict: the duplicate and unknown fields; Warn: none, each reported as a warning; Ignore: none.
 
         Warnings nobody collects are not computed."""
         if validation == IGNORE or (validation != STRICT and info is None):
             return []
-        unknown = self.unknown_fields(rt, obj)
+        duplicates = list(info.duplicates) if info is not None else []
+        unknown = [f'unknown field "{path}"' for path in self.unknown_fields(rt, obj)]
         if validation == STRICT:
-            return unknown
+            return duplicates + unknown
         assert info is not None
-        for path in unknown:
-            info.warn(f'unknown field "{path}"')
+        for text in duplicates + unknown:
+            info.warn(text)
         return []
 
     # ------------------------------------------------------------------ managedFields
@@ -323,6 +329,7 @@ class FieldManager:
                 managed[who] = mf.Ownership(own.fields, own.api_version, stamp)
         if not isinstance(result.get("metadata"), dict):
             result["metadata"] = {}
+        decode_typed(rt, result)
         _store(result["metadata"], managed)
         return result
 
@@ -424,8 +431,8 @@ def _validation_errors(errors: list[str]) -> str:
     return "\n".join(["errors:", *(f"  {e}" for e in errors)])
 
 
-def _strict_decoding_error(unknown: list[str]) -> str:
-    return "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
+def _strict_decoding_error(problems: list[str]) -> str:
+    return "strict decoding error: " + ", ".join(problems)
 
 
 def _json(value: Any) -> str:

@@ -30,6 +30,7 @@ from fakekube.apiserver.field_manager import (
 )
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.apiserver.strategy import Context
+from fakekube.apiserver.typed_decoding import json_body
 from fakekube.errors import (
     AlreadyExists,
     ApiError,
@@ -38,7 +39,6 @@ from fakekube.errors import (
     FieldError,
     Forbidden,
     Gone,
-    InternalError,
     Invalid,
     MethodNotAllowed,
     NotFound,
@@ -285,6 +285,7 @@ class ApiServer:
         """The request body as the server's own object (a copy unless the caller made it fresh)."""
         if not isinstance(body, dict):
             raise BadRequest(f"the body of a {rt.kind} request must be an object, not {type(body).__name__}")
+        json_body(rt, body)
         obj = deep_copy(body) if copy else body
         meta = obj.get("metadata")
         if meta is None:
@@ -452,8 +453,8 @@ class ApiServer:
         """
         rt = self.resource(resource)
         check_options("CreateOptions", field_manager=field_manager, field_validation=field_validation)
-        ns = self._ns(rt, namespace if namespace is not None else (body.get("metadata") or {}).get("namespace")
-                      if isinstance(body, dict) else namespace)
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        ns = self._ns(rt, namespace if namespace is not None or not isinstance(meta, dict) else meta.get("namespace"))
         obj = self._body(rt, body, ns, copy=not fresh_body)
         self.fields.check_decoded(rt, obj, field_validation, info)
         return self._create(rt, ns, obj, dry_run=dry_run, copy_result=copy_result, field_manager=field_manager,
@@ -464,8 +465,7 @@ class ApiServer:
                 applied: bool = False, trusted: str | None = None) -> dict[str, Any]:
         meta = obj["metadata"]
         self._react("create", rt, ns, meta.get("name") or meta.get("generateName") or "", None)
-        if meta.get("resourceVersion"):
-            raise InternalError("resourceVersion should not be set on objects to be created")
+        sent_rv = meta.get("resourceVersion")
         strategy = rt.strategy
         strategy.default(obj)
         if not applied:
@@ -509,6 +509,8 @@ class ApiServer:
             info.created = True
         if dry_run:
             return obj
+        if sent_rv:  # the storage layer's check: after validation and admission, a plain error (500)
+            raise patching.PatchInternalError("resourceVersion should not be set on objects to be created")
         self._persist(rt, obj, "create", ADDED)
         return deep_copy(obj) if copy_result else obj
 
@@ -527,7 +529,8 @@ class ApiServer:
         """Update (PUT) an object or its ``status``; the other options as for :meth:`create`."""
         rt = self.resource(resource)
         check_options("UpdateOptions", field_manager=field_manager, field_validation=field_validation)
-        if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) or not body["metadata"].get("name"):
+        if not isinstance(body, dict) or not isinstance(body.get("metadata"), dict) \
+                or not isinstance(body["metadata"].get("name"), str) or not body["metadata"]["name"]:
             raise BadRequest(f"an update of a {rt.kind} needs metadata.name")
         ns = self._ns(rt, namespace if namespace is not None else body["metadata"].get("namespace"))
         name = body["metadata"]["name"]

@@ -24,6 +24,7 @@ from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
 from fakekube.http.pod_logs import read_log
 from fakekube.http.routing import RequestInfo, parse_resource_path
+from fakekube.machinery import wire
 
 if TYPE_CHECKING:
     from fakekube.http.server import ClusterServer
@@ -100,55 +101,43 @@ def _media(value: str | None) -> str:
     return (value or "").split(";", 1)[0].strip().lower()
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def decode_body(raw: bytes, content_type: str) -> Any:
+def decode_body(raw: bytes, content_type: str, duplicates: list[str] | None = None) -> Any:
     """JSON (also for patch types) or YAML; JSON types only, as kube-apiserver decodes."""
     media = _media(content_type)
     if media == PROTOBUF:
         raise ApiError.from_status(_status(415, "UnsupportedMediaType", PROTOBUF_MESSAGE))
     if media in ("", JSON, "*/*") or (media.endswith("+json") and media in PATCH_TYPES):
         try:
-            return json.loads(raw, parse_constant=_reject_constant)
+            found = wire.Duplicates()
+            value = wire.load_json(raw, found)
+            if duplicates is not None:
+                duplicates.extend(found.messages)
+            return value
+        except wire.NotJson as err:
+            raise BadRequest(f"the request body is not a JSON object: {err}") from None
         except (ValueError, UnicodeDecodeError) as err:
             raise BadRequest(f"json parse error: {err}") from None
     if media in (YAML, "application/x-yaml", "text/yaml", APPLY_PATCH):
-        return _decode_yaml(raw)
+        return _decode_yaml(raw, duplicates)
     raise ApiError.from_status(_status(
         415, "UnsupportedMediaType", f'the body of the request was in an unknown format - accepted media types '
         f'include: {JSON}, {YAML}' + (f'; got "{media}"' if media else "")))
 
 
-def _decode_yaml(raw: bytes) -> Any:
+def _decode_yaml(raw: bytes, duplicates: list[str] | None = None) -> Any:
     import yaml  # lazy: only YAML bodies need it
 
+    found = wire.Duplicates()
     try:
-        value = yaml.safe_load(raw)
+        docs = list(wire.load_yaml_documents(raw, found))
+        if duplicates is not None:
+            duplicates.extend(found.messages)
+        value = docs[0] if docs else None
+    except wire.NotJson as err:
+        raise BadRequest(f"error converting YAML to JSON: {err}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise BadRequest(f"error converting YAML to JSON: {err}") from None
-    _check_json(value, "")
     return value
-
-
-def _check_json(value: Any, path: str) -> None:
-    """YAML may produce dates, NaN or non-string keys; JSON (and so Kubernetes) has none of them."""
-    stack = [(value, path)]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if not isinstance(k, str):
-                    raise BadRequest(f"error converting YAML to JSON: key {k!r} at {where or '.'} is not a string")
-                stack.append((v, f"{where}.{k}"))
-        elif isinstance(node, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
-        elif isinstance(node, float) and not math.isfinite(node):
-            raise BadRequest(f"error converting YAML to JSON: {node} at {where} is not a JSON number")
-        elif node is not None and not isinstance(node, str | int | float | bool):
-            raise BadRequest(f"error converting YAML to JSON: {where or '.'} holds a {type(node).__name__} "
-                             f"({node!s}); quote it to make it a string")
 
 
 def read_body(headers: Message, rfile: BinaryIO) -> bytes:
@@ -405,6 +394,13 @@ class RequestHandler:
                                                "unknown format - accepted media types include: " + ", ".join(
                                                    PATCH_TYPES[:4])), close=False)
             write = WriteInfo()
+            if media in (PATCH_TYPES[1], PATCH_TYPES[2]):  # merge, strategic: duplicate fields, for field validation
+                found = wire.Duplicates()
+                try:
+                    wire.load_json(raw, found)
+                    write.duplicates.extend(found.messages)
+                except ValueError:
+                    pass  # the patch decoder reports it, in kube-apiserver's words
             with self.lock:  # the raw body: the patch decoders give kube-apiserver's own messages
                 result = self.api.patch(rt, info.name or "", raw, namespace=info.namespace, patch_type=media,
                                         subresource=info.subresource, dry_run=dry_run, force=_force(query),
@@ -414,11 +410,11 @@ class RequestHandler:
         if verb in ("delete", "deletecollection"):
             options = decode_body(raw, content_type) if raw.strip() else {}
             return self._delete(rt, info, query, options if isinstance(options, dict) else {}, dry_run)
-        body = decode_body(raw, content_type) if raw.strip() else None
+        write = WriteInfo()
+        body = decode_body(raw, content_type, write.duplicates) if raw.strip() else None
         if not isinstance(body, dict):
             raise BadRequest("the body of the request must be a JSON object"
                              + ("" if raw.strip() else ", not empty"))
-        write = WriteInfo()
         with self.lock:
             if verb == "create":
                 if info.name is not None and info.subresource is not None:

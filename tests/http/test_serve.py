@@ -148,7 +148,8 @@ def test_malformed_bodies(req: Http) -> None:
     assert code == 400
     code, _, status = req("POST", CM, b"metadata:\n  name: d\ndata:\n  day: 2020-01-01\n",
                           content_type="application/yaml")
-    assert code == 400 and "data.day holds a date" in status["message"]
+    # go-yaml v2 keeps an unquoted timestamp a string when decoding into interface{}, as sigs.k8s.io/yaml does
+    assert code == 201 and status["data"] == {"day": "2020-01-01"}
     code, _, created = req("POST", CM, b"metadata:\n  name: y\ndata:\n  day: '2020-01-01'\n",
                            content_type="application/yaml")
     assert code == 201 and created["data"] == {"day": "2020-01-01"}

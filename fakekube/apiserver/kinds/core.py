@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.apiserver.kinds.pods import port_number_errors
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
@@ -108,8 +109,34 @@ class NamespaceStrategy(Strategy):
         return bool(_spec_finalizers(obj))
 
 
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "PreferNoSchedule")
+
+
 class NodeStrategy(Strategy):
     tracks_generation = False
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``validateNodeTaints``: each taint's key a label name, its value a label value, its
+        effect one of the three."""
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        errors: list[FieldError] = []
+        for i, taint in enumerate(spec.get("taints") or []):
+            if not isinstance(taint, dict):
+                continue
+            where = f"spec.taints[{i}]"
+            errors += v.validate_label_name(str(taint.get("key", "")), f"{where}.key")
+            value = taint.get("value", "")
+            if isinstance(value, str) and v.is_valid_label_value(value):
+                errors.append(FieldError.invalid(f"{where}.value", value, ";".join(v.is_valid_label_value(value))))
+            effect = taint.get("effect", "")
+            if not effect:
+                errors.append(FieldError.required(f"{where}.effect"))
+            elif effect not in TAINT_EFFECTS:
+                errors.append(FieldError.not_supported(f"{where}.effect", effect, TAINT_EFFECTS))
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.validate(new)
 
     def default(self, obj: dict[str, Any]) -> None:
         status = obj.setdefault("status", {})
@@ -138,7 +165,8 @@ class ServiceStrategy(Strategy):
         spec.setdefault("sessionAffinity", "None")
         for port in spec.get("ports") or []:
             port.setdefault("protocol", "TCP")
-            port.setdefault("targetPort", port.get("port"))
+            if "port" in port:
+                port.setdefault("targetPort", port["port"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
         spec.setdefault("internalTrafficPolicy", "Cluster")
 
@@ -161,6 +189,9 @@ class ServiceStrategy(Strategy):
             errors += v.validate_labels(spec["selector"], "spec.selector")
         if spec.get("clusterIP") != "None" and not spec.get("ports") and spec.get("type") != "ExternalName":
             errors.append(FieldError.required("spec.ports", ""))
+        for i, port in enumerate(spec.get("ports") or []):
+            if isinstance(port, dict):  # validateServicePort
+                errors += port_number_errors(port.get("port", 0), f"spec.ports[{i}].port")
         return errors
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
@@ -173,6 +204,29 @@ class ServiceStrategy(Strategy):
 
 class PlainStrategy(Strategy):
     tracks_generation = False
+
+
+#: ``core.MaxSecretSize``: the most bytes a ConfigMap's (or Secret's) keys and values may hold.
+MAX_CONFIG_MAP_BYTES = 1024 * 1024
+
+
+class ConfigMapStrategy(PlainStrategy):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        """``ValidateConfigMap``'s size rule: the keys and values of ``data`` and ``binaryData``
+        (decoded) together at most :data:`MAX_CONFIG_MAP_BYTES`; the error names the whole object."""
+        total = 0
+        for key in ("data", "binaryData"):
+            entries = obj.get(key)
+            if isinstance(entries, dict):
+                for k, val in entries.items():
+                    size = len(val.encode()) if isinstance(val, str) else 0
+                    total += len(k.encode()) + (size * 3 // 4 if key == "binaryData" else size)
+        if total > MAX_CONFIG_MAP_BYTES:
+            return [FieldError.too_long("", "", MAX_CONFIG_MAP_BYTES)]
+        return []
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.validate(new)
 
 
 class EndpointSliceStrategy(Strategy):
@@ -203,7 +257,7 @@ def install(server: ApiServer) -> None:
                      short_names=("ev",)))
     add(ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True,
                      strategy=PvcStrategy(), short_names=("pvc",), subresources=frozenset({"status"})))
-    add(ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, strategy=PlainStrategy(),
+    add(ResourceType("", "v1", "ConfigMap", "configmaps", namespaced=True, strategy=ConfigMapStrategy(),
                      short_names=("cm",)))
     add(ResourceType("", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, strategy=PlainStrategy(),
                      short_names=("sa",)))

@@ -19,7 +19,7 @@ from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
-from fakekube.errors import FieldError
+from fakekube.errors import ErrorType, FieldError, Invalid, ResourceName
 from fakekube.machinery.openapi import StructuralSchema
 from fakekube.store import DELETED, StoredEvent
 
@@ -33,12 +33,23 @@ class CustomResourceStrategy(Strategy):
 
     allow_unconditional_update = False
 
-    def __init__(self, schema: StructuralSchema, *, has_status: bool) -> None:
+    def __init__(self, schema: StructuralSchema, *, has_status: bool, names: ResourceName | None = None) -> None:
         self.schema = schema
         self.has_status = has_status
+        self.names = names
 
     def default(self, obj: dict[str, Any]) -> None:
+        """Decoding: pruning and schema defaults; an object of the wrong JSON types (a ``null``
+        list item where the schema wants an object, an integer beyond int64, which Go decodes
+        as a float) is refused here with the schema's type errors, before any webhook sees it."""
         pruned = self.schema.default(self.schema.prune(obj))
+        type_errors = _beyond_int64(pruned, "")
+        if not type_errors:
+            type_errors = [e for e in self.schema.validate(pruned) if e.type == ErrorType.TYPE_INVALID]
+        if type_errors and self.names is not None:
+            meta = pruned.get("metadata") if isinstance(pruned.get("metadata"), dict) else {}
+            name = meta.get("name") or meta.get("generateName") or ""
+            raise Invalid.for_object(self.names, name if isinstance(name, str) else "", type_errors)
         obj.clear()
         obj.update(pruned)
 
@@ -115,6 +126,21 @@ _BUILT: OrderedDict[bytes, StructuralSchema] = OrderedDict()
 _BUILT_LIMIT = 32
 
 
+def _beyond_int64(value: Any, path: str) -> list[FieldError]:
+    """Integers no int64 holds: Go's decoder makes them floats, so the schema sees a number."""
+    stack = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{where}.{k}" if where else k) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
+            return [FieldError(ErrorType.TYPE_INVALID, where, "number",
+                               f"{where} in body must be of type integer: \"number\"")]
+    return []
+
+
 def _structural_schema(version: dict[str, Any]) -> StructuralSchema:
     try:
         key = hashlib.blake2b(marshal.dumps(version, 2), digest_size=16).digest()
@@ -142,7 +168,8 @@ def _serve(server: ApiServer, crd: dict[str, Any]) -> None:
     server.registry.add(ResourceType(
         spec["group"], version["name"], names["kind"], names["plural"],
         namespaced=spec.get("scope") == "Namespaced",
-        strategy=CustomResourceStrategy(schema, has_status=has_status),
+        strategy=CustomResourceStrategy(schema, has_status=has_status,
+                                        names=ResourceName(names["plural"], spec["group"], names["kind"])),
         singular=names.get("singular", ""), short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
         subresources=frozenset({"status"} if has_status else ()), custom=True,

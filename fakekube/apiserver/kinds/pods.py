@@ -53,6 +53,32 @@ def _default_container(c: dict[str, Any]) -> None:
         port.setdefault("protocol", "TCP")
 
 
+PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
+def port_number_errors(value: Any, path: str) -> list[FieldError]:
+    """``validation.IsValidPortNum``."""
+    if isinstance(value, int) and 1 <= value <= 65535:
+        return []
+    return [FieldError.invalid(path, value, "must be between 1 and 65535, inclusive")]
+
+
+def _port_errors(ports: list[Any], path: str) -> list[FieldError]:
+    """``validateContainerPorts``: a containerPort is required and a port number; a known protocol."""
+    errors: list[FieldError] = []
+    for j, port in enumerate(ports):
+        if not isinstance(port, dict):
+            continue
+        where = f"{path}[{j}]"
+        if not port.get("containerPort"):
+            errors.append(FieldError.required(f"{where}.containerPort"))
+        else:
+            errors += port_number_errors(port["containerPort"], f"{where}.containerPort")
+        if port.get("protocol") not in PORT_PROTOCOLS:
+            errors.append(FieldError.not_supported(f"{where}.protocol", port.get("protocol"), PORT_PROTOCOLS))
+    return errors
+
+
 def default_pod_spec(spec: dict[str, Any]) -> None:
     """``SetDefaults_PodSpec`` and friends (also used for pod templates inside Jobs)."""
     spec.setdefault("restartPolicy", "Always")
@@ -124,6 +150,8 @@ class PodStrategy(Strategy):
                            for m in v.is_dns1123_label(name)]
             if isinstance(c, dict) and not c.get("image"):
                 errors.append(FieldError.required(f"spec.containers[{i}].image"))
+            if isinstance(c, dict):
+                errors += _port_errors(c.get("ports") or [], f"spec.containers[{i}].ports")
         if spec.get("restartPolicy") not in RESTART_POLICIES:
             errors.append(FieldError.not_supported("spec.restartPolicy", spec.get("restartPolicy"),
                                                    RESTART_POLICIES))

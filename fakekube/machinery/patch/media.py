@@ -14,6 +14,7 @@ from typing import Any, Final
 from fakekube._core.gocompat import GoJSONError, go_json_kind, go_json_loads
 from fakekube._core.jsonutil import compact_json
 from fakekube.errors import BadRequest, FieldError, Invalid, UnsupportedMediaType, UsageError
+from fakekube.machinery import wire
 
 from .errors import generic_status
 from .jsonpatch import json_patch
@@ -59,6 +60,9 @@ def _not_an_object(result: Any) -> Invalid:
 
 def normalize_patch_type(patch_type: str) -> str:
     """Media type of a ``Content-Type`` header or a kubectl ``--type`` word (parameters dropped)."""
+    if not isinstance(patch_type, str):
+        raise UsageError(f"patch_type must be a string (merge, json, strategic, apply or a media type), "
+                         f"got {patch_type!r}")
     media = patch_type.split(";", 1)[0].strip()
     return _ALIASES.get(media, media)
 
@@ -72,12 +76,18 @@ def _unsupported(builtin: bool) -> UnsupportedMediaType:
 
 
 def _decode_body(body: bytes | str | dict[str, Any] | list[Any] | None, media: str) -> Any:
-    if not isinstance(body, bytes | bytearray | str):
-        return body
+    if isinstance(body, bytes | bytearray | str):
+        try:
+            body = go_json_loads(body)
+        except GoJSONError as exc:
+            raise BadRequest("Invalid JSON Patch" if media == MERGE_PATCH else str(exc)) from None
+        except RecursionError:
+            raise BadRequest(f"the patch is nested more than {wire.MAX_DEPTH} levels deep") from None
     try:
-        return go_json_loads(body)
-    except GoJSONError as exc:
-        raise BadRequest("Invalid JSON Patch" if media == MERGE_PATCH else str(exc)) from None
+        wire.check_json(body)
+    except wire.NotJson as exc:
+        raise BadRequest(f"the patch is not JSON: {exc}") from None
+    return body
 
 
 def apply_patch(target: dict[str, Any], patch_body: bytes | str | dict[str, Any] | list[Any] | None,

@@ -1,0 +1,285 @@
+"""Decoding a request body into a built-in kind's Go type, as kube-apiserver's JSON decoder does.
+
+kube-apiserver unmarshals a built-in kind's body into its Go struct (``sigs.k8s.io/json``, a
+case-sensitive ``encoding/json``), so a value of the wrong JSON type never reaches defaulting or
+validation: the request fails with 400 ``BadRequest``::
+
+    Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go struct
+    field PodSpec.spec.containers of type []v1.Container
+
+``Go struct field <Struct>.<path>``: the innermost struct holding the field and the field's JSON
+path from the root without list indexes; ``of type``: the Go type (``[]v1.Container``,
+``map[string]string``, ``int32``, ``v1.PodSpec``). Only the first error is reported, as
+``encoding/json`` does. ``resource.Quantity`` fields answer with the quantity parser's own message
+(``quantities must match the regular expression ...``); ``IntOrString`` fields with
+``json: cannot unmarshal <type> into Go value of type int32``.
+
+What decoding changes, as the round trip through the Go type would: ``null`` for a field is
+dropped (a nil pointer, slice or map; a zero struct); ``null`` as a list item or map value is the
+item type's zero value (``""``, ``0``, ``false``, ``{}``). Integers must fit their Go type
+(``int32`` unless the field is one of :data:`INT64_FIELDS`); a float in an integer field is
+rejected (``number 1.5``).
+
+The types come from the generated OpenAPI definitions (:mod:`fakekube.apiserver.builtin_schemas`);
+a kind without one is left alone. Integer formats are not in the generated schemas, so the
+``int64`` fields are listed here by name (``INT64_FIELDS``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fakekube.apiserver import builtin_schemas
+from fakekube.apiserver.resources import ResourceType
+from fakekube.errors import BadRequest
+from fakekube.machinery import wire
+from fakekube.machinery.quantity import ERR_FORMAT_WRONG, parse_quantity
+
+__all__ = ["INT64_FIELDS", "decode_typed", "json_body"]
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+#: ``int64`` fields of the served kinds (by JSON name); every other integer is an ``int32``.
+INT64_FIELDS: Final = frozenset({
+    "activeDeadlineSeconds", "terminationGracePeriodSeconds", "deletionGracePeriodSeconds", "generation",
+    "observedGeneration", "runAsUser", "runAsGroup", "fsGroup", "supplementalGroups", "expirationSeconds",
+    "startingDeadlineSeconds", "gracePeriodSeconds", "seconds", "count", "tolerationSeconds",
+    "maxSkew", "uid", "gid", "restartCount", "resourceVersion",
+})
+
+_STRUCT, _LIST, _MAP, _STRING, _INT, _NUMBER, _BOOL, _INT_OR_STRING, _QUANTITY, _ANY = (
+    "struct", "list", "map", "string", "int", "number", "bool", "intorstring", "quantity", "any")
+
+
+@dataclass(eq=False)
+class _Type:
+    """A Go type: ``kind`` one of the constants above; ``go`` its name in messages."""
+
+    kind: str
+    go: str
+    name: str = ""                                      # struct: the Go struct's name
+    fields: dict[str, _Type] = field(default_factory=dict)
+    elem: _Type | None = None                           # list item or map value
+    bits: int = 32                                      # int
+
+
+_ANY_TYPE: Final = _Type(_ANY, "interface {}")
+
+
+def _package(definition: str) -> str:
+    """``io.k8s.api.core.v1.PodSpec`` → ``v1``."""
+    return definition.rsplit(".", 2)[-2]
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.schemas = builtin_schemas.schemas()
+        self.structs: dict[str, _Type] = {}
+        self.quantities = {model.removeprefix("V1"): fields
+                           for model, fields in builtin_schemas.QUANTITY_FIELDS.items()}
+
+    def struct(self, definition: str) -> _Type:
+        known = self.structs.get(definition)
+        if known is not None:
+            return known
+        schema = self.schemas.get(definition) or {}
+        short = definition.rsplit(".", 1)[-1]
+        if schema.get("type") != "object" or "properties" not in schema:
+            return self.node(schema, "", short, definition)
+        t = self.structs[definition] = _Type(_STRUCT, f"{_package(definition)}.{short}", name=short)
+        quantity_fields = self.quantities.get(short, ())
+        for name, prop in schema["properties"].items():
+            t.fields[name] = self.node(prop, name, short, definition, quantity=name in quantity_fields)
+        return t
+
+    def node(self, schema: dict[str, Any], name: str, owner: str, definition: str, *,
+             quantity: bool = False) -> _Type:
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            target = ref.removeprefix(builtin_schemas.REF_PREFIX)
+            if target.endswith("JSONSchemaProps"):
+                return _ANY_TYPE  # self-referencing: typed no further
+            return self.struct(target)
+        if schema.get("x-kubernetes-int-or-string"):
+            return _Type(_QUANTITY, "resource.Quantity") if quantity else _Type(_INT_OR_STRING, "intstr.IntOrString")
+        kind = schema.get("type")
+        if kind == "string":
+            return _Type(_STRING, "string")
+        if kind == "integer":
+            bits = 64 if name in INT64_FIELDS else 32
+            return _Type(_INT, f"int{bits}", bits=bits)
+        if kind == "number":
+            return _Type(_NUMBER, "float64")
+        if kind == "boolean":
+            return _Type(_BOOL, "bool")
+        if kind == "array" and isinstance(schema.get("items"), dict):
+            item = self.node(schema["items"], name, owner, definition, quantity=quantity)
+            return _Type(_LIST, "[]" + item.go, elem=item)
+        if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+            value = self.node(schema["additionalProperties"], name, owner, definition, quantity=quantity)
+            go = "v1.ResourceList" if value.kind == _QUANTITY else f"map[string]{value.go}"
+            return _Type(_MAP, go, elem=value)
+        return _ANY_TYPE
+
+
+@functools.cache
+def _kind_type(api_version: str, kind: str) -> _Type | None:
+    definition = builtin_schemas.definition_name(api_version, kind)
+    if definition is None:
+        return None
+    return _Builder().struct(definition)
+
+
+class _DecodeError(Exception):
+    pass
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _number_text(value: int | float) -> str:
+    return str(value) if isinstance(value, int) else json.dumps(value)
+
+
+def _zero(t: _Type) -> Any:
+    return {_STRUCT: {}, _STRING: "", _INT: 0, _NUMBER: 0, _BOOL: False, _QUANTITY: "0",
+            _INT_OR_STRING: 0}.get(t.kind)
+
+
+class _Decoder:
+    def __init__(self) -> None:
+        self.first: str | None = None
+
+    def fail(self, message: str) -> None:
+        if self.first is None:
+            self.first = message
+
+    def mismatch(self, value: Any, t: _Type, struct: str, path: str, shown: str | None = None) -> None:
+        what = shown or _json_type(value)
+        where = f"Go struct field {struct}.{path}" if struct else "Go value"
+        self.fail(f"json: cannot unmarshal {what} into {where} of type {t.go}")
+
+    def value(self, value: Any, t: _Type, struct: str, path: str) -> Any:
+        """``value`` decoded as ``t`` (the same object when nothing changes)."""
+        kind = t.kind
+        if kind == _ANY:
+            return value
+        if kind == _STRUCT:
+            if not isinstance(value, dict):
+                self.mismatch(value, t, struct, path)
+                return value
+            out = value
+            for key, child in value.items():
+                ct = t.fields.get(key)
+                if ct is None:
+                    continue  # unknown: field validation's
+                child_path = f"{path}.{key}" if path else key
+                if child is None:
+                    if out is value:
+                        out = dict(value)
+                    del out[key]
+                    continue
+                new = self.value(child, ct, t.name, child_path)
+                if new is not child:
+                    if out is value:
+                        out = dict(value)
+                    out[key] = new
+            return out
+        if kind in (_LIST, _MAP):
+            assert t.elem is not None
+            if (kind == _LIST and not isinstance(value, list)) or (kind == _MAP and not isinstance(value, dict)):
+                self.mismatch(value, t, struct, path)
+                return value
+            items = enumerate(value) if isinstance(value, list) else value.items()
+            changed: list[tuple[Any, Any]] = []
+            for key, child in items:
+                new = _zero(t.elem) if child is None else self.value(child, t.elem, struct, path)
+                if new is not child:
+                    changed.append((key, new))
+            if not changed:
+                return value
+            out_c: Any = list(value) if isinstance(value, list) else dict(value)
+            for key, new in changed:
+                out_c[key] = new
+            return out_c
+        if kind == _STRING:
+            if not isinstance(value, str):
+                self.mismatch(value, t, struct, path)
+        elif kind == _BOOL:
+            if not isinstance(value, bool):
+                self.mismatch(value, t, struct, path)
+        elif kind == _NUMBER:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.mismatch(value, t, struct, path)
+        elif kind == _INT:
+            low, high = (INT32_MIN, INT32_MAX) if t.bits == 32 else (INT64_MIN, INT64_MAX)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.mismatch(value, t, struct, path)
+            elif isinstance(value, float) or not low <= value <= high:
+                self.mismatch(value, t, struct, path, "number " + _number_text(value))
+        elif kind == _INT_OR_STRING:
+            if isinstance(value, str):
+                return value
+            if isinstance(value, bool) or not isinstance(value, int):
+                shown = "number " + _number_text(value) if isinstance(value, float) else _json_type(value)
+                self.fail(f"json: cannot unmarshal {shown} into Go value of type int32")
+            elif not INT32_MIN <= value <= INT32_MAX:
+                self.fail(f"json: cannot unmarshal number {value} into Go value of type int32")
+        elif kind == _QUANTITY:
+            text = value if isinstance(value, str) else _number_text(value) if isinstance(value, int | float) \
+                and not isinstance(value, bool) else None
+            try:
+                parse_quantity((text or "").strip())
+            except (ValueError, ArithmeticError) as exc:
+                self.fail(str(exc) if text and isinstance(exc, ValueError) else ERR_FORMAT_WRONG)
+        return value
+
+
+@functools.cache
+def _custom_type(kind: str) -> _Type:
+    """A custom resource as Go sees it: its ``metadata`` is an ObjectMeta, the rest is unstructured."""
+    meta = _Builder().struct("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    return _Type(_STRUCT, kind, name=kind, fields={"metadata": meta})
+
+
+def decode_typed(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` decoded into ``rt``'s Go type: the same dict changed in place where decoding
+    drops or zeroes ``null`` s (subtrees that change are replaced, never mutated), or 400
+    ``BadRequest`` with the decoder's first error. A custom resource's ``metadata`` is decoded
+    (the rest is its schema's business); kinds without a generated schema pass unchanged."""
+    t = _custom_type(rt.kind) if rt.custom else _kind_type(rt.api_version, rt.kind)
+    if t is None:
+        return obj
+    decoder = _Decoder()
+    decoded = decoder.value(obj, t, "", "")
+    if decoder.first is not None:
+        raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {decoder.first}')
+    if decoded is not obj:
+        obj.clear()
+        obj.update(decoded)
+    return obj
+
+
+
+def json_body(rt: ResourceType, body: Any) -> None:
+    """400 unless ``body`` is a JSON value (:func:`fakekube.machinery.wire.check_json`): what a
+    Python caller passes must be what a request could carry."""
+    try:
+        wire.check_json(body)
+    except wire.NotJson as err:
+        raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {err}') from None
