@@ -15,8 +15,12 @@ path from the root without list indexes; ``of type``: the Go type (``[]v1.Contai
 ``json: cannot unmarshal <type> into Go value of type int32``.
 
 What decoding changes, as the round trip through the Go type would: ``null`` for a field is
-dropped (a nil pointer, slice or map; a zero struct); ``null`` as a list item or map value is the
-item type's zero value (``""``, ``0``, ``false``, ``{}``). Integers must fit their Go type
+dropped (a nil pointer, slice or map; a zero struct), except where Go encodes the zero value as
+``null`` again: a ``metav1.Time`` or ``MicroTime`` held by value (``lastProbeTime: null`` in pod
+conditions, ``eventTime: null`` in core Events; the pointer ones are :data:`POINTER_TIME_FIELDS`)
+and a slice without ``omitempty`` (:data:`NULL_KEPT`, e.g. a headless Service's EndpointSlice
+``ports: null``); ``null`` as a list item or map value is the item type's zero
+value (``""``, ``0``, ``false``, ``{}``). Integers must fit their Go type
 (``int32`` unless the field is one of :data:`INT64_FIELDS`); a float in an integer field is
 rejected (``number 1.5``).
 
@@ -38,7 +42,7 @@ from fakekube.errors import BadRequest
 from fakekube.machinery import wire
 from fakekube.machinery.quantity import ERR_FORMAT_WRONG, parse_quantity
 
-__all__ = ["INT64_FIELDS", "decode_typed", "json_body"]
+__all__ = ["INT64_FIELDS", "NULL_KEPT", "POINTER_TIME_FIELDS", "decode_typed", "json_body"]
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -51,8 +55,22 @@ INT64_FIELDS: Final = frozenset({
     "maxSkew", "uid", "gid", "restartCount", "resourceVersion",
 })
 
-_STRUCT, _LIST, _MAP, _STRING, _INT, _NUMBER, _BOOL, _INT_OR_STRING, _QUANTITY, _ANY = (
-    "struct", "list", "map", "string", "int", "number", "bool", "intorstring", "quantity", "any")
+#: ``*metav1.Time``/``*MicroTime`` fields of the served kinds (by JSON name): ``null`` drops them.
+#: Every other time field is held by value, and its zero value encodes as ``null``.
+POINTER_TIME_FIELDS: Final = frozenset({
+    "deletionTimestamp", "time", "startTime", "completionTime", "lastScheduleTime", "lastSuccessfulTime",
+    "timeAdded", "acquireTime", "renewTime",
+})
+
+#: (Go struct, JSON field) of the served kinds' slices declared without ``omitempty``: a nil one
+#: encodes as ``null``, so a ``null`` stays.
+NULL_KEPT: Final = frozenset({
+    ("EndpointSlice", "endpoints"), ("EndpointSlice", "ports"), ("Endpoint", "addresses"),
+    ("Role", "rules"), ("ClusterRole", "rules"),
+})
+
+_STRUCT, _LIST, _MAP, _STRING, _TIME, _INT, _NUMBER, _BOOL, _INT_OR_STRING, _QUANTITY, _ANY = (
+    "struct", "list", "map", "string", "time", "int", "number", "bool", "intorstring", "quantity", "any")
 
 
 @dataclass(eq=False)
@@ -107,6 +125,8 @@ class _Builder:
         if schema.get("x-kubernetes-int-or-string"):
             return _Type(_QUANTITY, "resource.Quantity") if quantity else _Type(_INT_OR_STRING, "intstr.IntOrString")
         kind = schema.get("type")
+        if kind == "string" and schema.get("format") == "date-time":
+            return _Type(_TIME, "v1.Time")
         if kind == "string":
             return _Type(_STRING, "string")
         if kind == "integer":
@@ -190,6 +210,8 @@ class _Decoder:
                     continue  # unknown: field validation's
                 child_path = f"{path}.{key}" if path else key
                 if child is None:
+                    if (ct.kind == _TIME and key not in POINTER_TIME_FIELDS) or (t.name, key) in NULL_KEPT:
+                        continue  # Go encodes this field's zero value as null again
                     if out is value:
                         out = dict(value)
                     del out[key]
@@ -217,7 +239,7 @@ class _Decoder:
             for key, new in changed:
                 out_c[key] = new
             return out_c
-        if kind == _STRING:
+        if kind in (_STRING, _TIME):
             if not isinstance(value, str):
                 self.mismatch(value, t, struct, path)
         elif kind == _BOOL:

@@ -79,3 +79,25 @@ def test_a_patch_that_produces_a_wrong_type_is_a_400_and_changes_nothing() -> No
     assert err.value.message == POD_PREFIX + ("json: cannot unmarshal array into Go struct field "
                                               "ObjectMeta.metadata.labels of type string")
     assert cluster.get("Pod", "p") == before
+
+
+def test_null_stays_where_go_encodes_the_zero_value_as_null() -> None:
+    """A Time held by value and a slice without omitempty come back as null, as from a real API
+    server (``lastProbeTime: null``, an EndpointSlice's ``ports: null``); nil pointers, slices and
+    maps with omitempty are dropped."""
+    c = FakeCluster(seed=0, simulate=False)
+    c.add_nodes(1)
+    pod = c.client.create(_pod({"containers": [CONTAINER], "volumes": None}))
+    assert "volumes" not in pod["spec"]
+    status = {**pod, "status": {"conditions": [{"type": "Ready", "status": "False", "lastProbeTime": None,
+                                                "lastTransitionTime": "2030-01-01T00:00:00Z"}],
+                                "startTime": None}}
+    written = c.client.update_status(status)
+    assert written["status"]["conditions"][0]["lastProbeTime"] is None
+    assert "startTime" not in written["status"]
+    eps = c.client.create({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                           "metadata": {"name": "s"}, "addressType": "IPv4", "endpoints": [], "ports": None})
+    assert "ports" in eps and eps["ports"] is None
+    svc = c.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "h"},
+                           "spec": {"clusterIP": "None", "ports": None, "selector": {"a": "b"}}})
+    assert "ports" not in svc["spec"]
