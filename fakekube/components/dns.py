@@ -183,6 +183,15 @@ class _ServiceState:
                         self.holder[uid] = name
 
 
+def _by_hostname(records: list[tuple[str | None, _Record]]) -> dict[str, list[_Record]]:
+    """A slice's records grouped by endpoint hostname (those without one left out), in slice order."""
+    groups: dict[str, list[_Record]] = {}
+    for host, record in records:
+        if host:
+            groups.setdefault(host, []).append(record)
+    return groups
+
+
 def _ip_key(ip: str) -> tuple[int, int | str]:
     try:
         return (0, int(ipaddress.ip_address(ip)))
@@ -306,9 +315,8 @@ class Dns:
                 records.append((ep.get("hostname"), _Record(ip, ready)))
         self._slice_records[slice_key] = (svc_key, records)
         self._by_service.setdefault(svc_key, {})[meta["name"]] = [r for _, r in records]
-        for host in {h for h, _ in records if h}:
-            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[meta["name"]] = \
-                [r for h, r in records if h == host]
+        for host, host_records in _by_hostname(records).items():
+            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[meta["name"]] = host_records
 
     # ------------------------------------------------------------------ controller triggers
     @staticmethod
@@ -595,8 +603,10 @@ class Dns:
             new = {**s, **body, "metadata": {**s["metadata"], "labels": labels,
                                               "annotations": {**(s["metadata"].get("annotations") or {}),
                                                               ANNOTATION_TRIGGER_TIME: trigger}}}
-            # NotFound (a stale cache) is requeued with the work queue's backoff, not at once (a livelock)
-            self.client.update(deep_copy(new))
+            # NotFound (a stale cache) is requeued with the work queue's backoff, not at once (a livelock).
+            # No copy: ``new`` is fresh down to its metadata, and what it shares (labels, ports, the
+            # endpoint lists and dicts, parts of the frozen stored slice) nothing here edits in place.
+            self.client.update(new)
         for s in existing:
             if s["metadata"]["name"] not in keep_names:
                 try:

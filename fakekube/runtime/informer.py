@@ -265,6 +265,8 @@ class Informer:
             a: Any = old
             b: Any = new
             for part in path:
+                if a is b:  # a shared subtree (frozen): everything below it is equal too
+                    break
                 a = a.get(part) if isinstance(a, dict) else None
                 b = b.get(part) if isinstance(b, dict) else None
             if a is not b and a != b:
