@@ -291,6 +291,13 @@ def test_follow_and_wide_show_labels_hostnames_and_selectors(small: Path, capsys
     assert "HOSTNAME" in out and "js-w-0-0.js" in out
 
 
+def test_a_follow_target_that_never_existed_is_exit_3(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--follow", "pod/no-such-pod")
+    assert code == 3
+    assert "  (no pod matched 'no-such-pod')" in out
+    assert "jobset-ref: --follow pod/no-such-pod: no pod named 'no-such-pod' existed during the run" in err
+
+
 def test_a_scenario_file_is_simulated_with_its_own_timeline(capsys: pytest.CaptureFixture[str]) -> None:
     from jobset_ref.conformance.scenario import SCENARIOS_DIR
 

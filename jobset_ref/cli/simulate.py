@@ -49,7 +49,8 @@ EXIT_CODES_HELP = """exit codes:
   1  the API server rejected something: a manifest (unknown field, webhook denial, a kind that is
      not served) or a what-if action; nothing is simulated after a rejected manifest
   2  bad input: a flag, a missing file, malformed YAML or scenario
-  3  a what-if never happened: its target matched nothing (e.g. --fail after the pod finished)
+  3  a what-if never happened: its target matched nothing (e.g. --fail after the pod finished),
+     or a --follow target never existed
   4  --expect did not hold: a JobSet ended otherwise, or had not ended by --until
 """
 
@@ -335,6 +336,9 @@ def run(args: argparse.Namespace) -> int:
     timeline.stop()
     for f in followers:
         f.stop()
+        if not f.events:
+            problems.append(f"--follow {f.spec}: no {f.kind} named {f.name!r} existed during the run")
+            status = EXIT_WHAT_IF if status == EXIT_OK else status
     jobsets = cluster.list(JOBSETS) if cluster.api.registry.by_key(JOBSETS) is not None else []
     if status == EXIT_OK and args.expect != "any":
         for js in jobsets:
