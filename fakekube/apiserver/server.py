@@ -79,7 +79,6 @@ class Watch:
     handler: Callable[[WatchEvent], None]
     copy: bool = True
     delay: SimTime = 0
-    drop: Callable[[WatchEvent], bool] | None = None
     stopped: bool = False
     _pending: deque[WatchEvent] = field(default_factory=deque)
     _scheduled: bool = False
@@ -136,10 +135,6 @@ class Watch:
 
     def _queue(self, event: WatchEvent, extra_delay: SimTime = 0) -> None:
         if self.stopped:
-            return
-        if self.drop is not None and self.drop(event):
-            self.server.trace.add(f"watch drop {event.type} {self.resource.key} "
-                                  f"{_ref(event.object)}")
             return
         self._pending.append(event)
         if not self._scheduled:
@@ -393,7 +388,6 @@ class ApiServer:
               label_selector: str | sel.LabelSelector | None = None,
               field_selector: str | sel.FieldSelector | None = None,
               copy: bool = True, delay: SimTime = 0,
-              drop: Callable[[WatchEvent], bool] | None = None,
               send_initial_events: bool = False, allow_bookmarks: bool = False) -> Watch:
         """Start a watch. Without a resourceVersion (or with "0") current objects arrive as ADDED.
 
@@ -404,7 +398,7 @@ class ApiServer:
         ns = namespace if rt.namespaced else None
         self._react("watch", rt, ns or "", "", None)
         w = Watch(self, rt, ns, self._label_selector(label_selector), self._field_selector(rt, field_selector),
-                  handler, copy=copy, delay=delay, drop=drop)
+                  handler, copy=copy, delay=delay)
         if resource_version in (None, "", "0") or send_initial_events:
             for obj in self.store.list(rt.key, ns):
                 if w._matches(obj):

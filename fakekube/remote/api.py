@@ -85,12 +85,12 @@ class RemoteApiServer:
     def watch(self, resource: str | ResourceType, handler: Callable[[WatchEvent], None], *,
               namespace: str | None = None, resource_version: str | None = None,
               label_selector: str | None = None, field_selector: str | None = None,
-              drop: Callable[[WatchEvent], bool] | None = None, **_: Any) -> RemoteWatch:
+              **_: Any) -> RemoteWatch:
         """A reflector in a reader thread (``delay`` and ``copy`` do not apply out of process)."""
         rt = self.resource(resource)
         path = self.path(rt, namespace if rt.namespaced else None)
         query = self._query(labelSelector=label_selector or None, fieldSelector=field_selector or None)
-        return RemoteWatch(self, path, query, handler, resource_version, drop)
+        return RemoteWatch(self, path, query, handler, resource_version)
 
     # ------------------------------------------------------------------ writes
     def _write(self, method: str, path: str, body: Any, *, query: dict[str, str], content_type: str = "application/json",

@@ -32,13 +32,11 @@ class RemoteWatch:
     """Started by :meth:`RemoteApiServer.watch`; ``stop()`` ends it (no event is handed on after)."""
 
     def __init__(self, api: RemoteApiServer, path: str, query: dict[str, str],
-                 handler: Callable[[WatchEvent], None], resource_version: str | None,
-                 drop: Callable[[WatchEvent], bool] | None) -> None:
+                 handler: Callable[[WatchEvent], None], resource_version: str | None) -> None:
         self.api = api
         self.path = path
         self.query = query
         self.handler = handler
-        self.drop = drop
         self.resource_version = resource_version if resource_version not in ("", "0") else None
         self.known: dict[tuple[str, str], dict[str, Any]] = {}
         self.stopped = False
@@ -66,8 +64,6 @@ class RemoteWatch:
         for event in events:
             if self.stopped:
                 return
-            if self.drop is not None and self.drop(event):
-                continue
             self.handler(event)
 
     def _relist(self) -> None:

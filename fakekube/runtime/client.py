@@ -77,11 +77,10 @@ class _Verbs:
 
     def watch(self, kind: str, handler: Callable[[WatchEvent], None], *, namespace: str | None = None,
               resource_version: str | None = None, label_selector: str | None = None,
-              field_selector: str | None = None, delay: SimTime = 0,
-              drop: Callable[[WatchEvent], bool] | None = None) -> Watch:
+              field_selector: str | None = None, delay: SimTime = 0) -> Watch:
         return self.server.watch(kind, handler, namespace=namespace, resource_version=resource_version,
                                  label_selector=label_selector, field_selector=field_selector,
-                                 copy=not self._shares, delay=delay, drop=drop)
+                                 copy=not self._shares, delay=delay)
 
     # ------------------------------------------------------------------ writes
     def _kind_of(self, obj: dict[str, Any]) -> Any:
