@@ -33,6 +33,7 @@ from typing import Any, Final
 from weakref import WeakKeyDictionary
 
 from fakekube._core.clock import SimTime, format_time
+from fakekube._core.gocompat import go_json_kind
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
@@ -127,8 +128,7 @@ def decode_apply_body(body: Any) -> dict[str, Any]:
     if body is None:
         return {}
     if not isinstance(body, dict):
-        kind = "array" if isinstance(body, list) else "string" if isinstance(body, str) else "number"
-        raise BadRequest(f"error decoding patch: json: cannot unmarshal {kind} into Go value of type "
+        raise BadRequest(f"error decoding patch: json: cannot unmarshal {go_json_kind(body)} into Go value of type "
                          "map[string]interface {}")
     try:
         wire.check_json(body)

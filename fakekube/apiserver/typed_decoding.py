@@ -36,6 +36,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from fakekube._core.gocompat import go_json_kind
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest
@@ -158,20 +159,6 @@ class _DecodeError(Exception):
     pass
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
 def _number_text(value: int | float) -> str:
     return str(value) if isinstance(value, int) else json.dumps(value)
 
@@ -190,7 +177,7 @@ class _Decoder:
             self.first = message
 
     def mismatch(self, value: Any, t: _Type, struct: str, path: str, shown: str | None = None) -> None:
-        what = shown or _json_type(value)
+        what = shown or go_json_kind(value)
         where = f"Go struct field {struct}.{path}" if struct else "Go value"
         self.fail(f"json: cannot unmarshal {what} into {where} of type {t.go}")
 
@@ -258,7 +245,7 @@ class _Decoder:
             if isinstance(value, str):
                 return value
             if isinstance(value, bool) or not isinstance(value, int):
-                shown = "number " + _number_text(value) if isinstance(value, float) else _json_type(value)
+                shown = "number " + _number_text(value) if isinstance(value, float) else go_json_kind(value)
                 self.fail(f"json: cannot unmarshal {shown} into Go value of type int32")
             elif not INT32_MIN <= value <= INT32_MAX:
                 self.fail(f"json: cannot unmarshal number {value} into Go value of type int32")
