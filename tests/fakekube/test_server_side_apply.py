@@ -258,6 +258,8 @@ def test_request_options_are_validated(cluster: FakeCluster, call: Any, message:
      "the name of the object (x) does not match the name on the URL (w)"),
     ("[1, 2]", BadRequest, "error decoding patch: json: cannot unmarshal array into Go value of type "
                            "map[string]interface {}"),
+    ("true", BadRequest, "error decoding patch: json: cannot unmarshal bool into Go value of type "
+                         "map[string]interface {}"),
     (widget(sise=1), ApiError, "failed to create typed patch object (/w; example.com/v1, Kind=Widget): "
                                ".spec.sise: field not declared in schema"),
 ])
