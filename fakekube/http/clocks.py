@@ -73,11 +73,6 @@ class ClockDriver:
             else:
                 self._wakeups[client] = instant
 
-    def waiting_for_client(self) -> bool:
-        """A client has work due at the current instant (it announced ``now`` or a timer that has
-        come) and has not announced its next timer yet: what it does next belongs to this instant."""
-        return self._client_timer(self.cluster.loop.now) == HOLD
-
     def _client_timer(self, now: SimTime) -> SimTime | None:
         """The earliest timer a client announced; ``HOLD`` while one is due and requests came
         within ``WAKE_GRACE`` (after that, due announcements are dropped: their client is gone)."""
@@ -112,6 +107,15 @@ class ClockDriver:
             self._last_activity = wall()
             if client in self._announcers:
                 self._wakeups[client] = DUE_NOW
+
+    def settled(self, quiet: float, *, own_requests: int = 0) -> bool:
+        """Nothing is under way at this instant: every watch event written out, no request in flight
+        (beyond the caller's ``own_requests``), none for ``quiet`` wall seconds, and no work a client
+        announced as due (``now``, or a timer that has come). Pending watch events are read first:
+        one leaving its queue marks activity before the queue reads empty."""
+        if self._busy() or self.quiet_for(own_requests=own_requests) < quiet:
+            return False
+        return self._client_timer(self.cluster.loop.now) != HOLD
 
     def quiet_for(self, *, own_requests: int = 0) -> float:
         """Wall seconds since a request last began or ended or a watch event was written; 0 while
@@ -175,8 +179,7 @@ class QuiescentClock(ClockDriver):
         return max(self.quiet / 4, 0.001)
 
     def tick(self) -> None:
-        # Pending watch events first: one leaving its queue marks activity before the queue reads empty.
-        if self._busy() or self._inflight or wall() - self._last_activity < self.quiet:
+        if not self.settled(self.quiet):
             return
         loop = self.cluster.loop
         loop.run_until_idle()
@@ -184,7 +187,7 @@ class QuiescentClock(ClockDriver):
             return
         nxt = loop.next_time()
         wake = self._client_timer(loop.now)
-        if wake == HOLD:
+        if wake == HOLD:  # a client announced work at this instant since settled() looked
             return
         if wake is not None and (nxt is None or wake < nxt):
             nxt = wake

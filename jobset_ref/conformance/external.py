@@ -200,9 +200,7 @@ class ExternalController:
         budget = wall() + WALL_BUDGET
         while wall() < budget:
             self.cluster.loop.run_until_idle()  # what the runner did reaches the watches at this instant
-            # Pending first: an event leaving its queue counts as activity before the queue reads empty.
-            if not self.server.watches_pending() and not self.server.clock.waiting_for_client() \
-                    and self._quiet_for() >= quiet:
+            if self.server.clock.settled(quiet, own_requests=self._paused):
                 return
             self._release()
             threading.Event().wait(POLL)
