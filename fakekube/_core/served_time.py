@@ -17,8 +17,6 @@ real API server the header is ignored, and nothing is lost.
 
 from __future__ import annotations
 
-import math
-
 from fakekube._core.clock import SimTime, format_micro_time, parse_time
 
 __all__ = ["DUE_NOW", "NO_WAKE", "RATE_HEADER", "TIME_HEADER", "WAKE_HEADER", "format_wake", "parse_wake"]
@@ -40,7 +38,7 @@ def format_wake(t: SimTime | None) -> str:
         return NO_WAKE
     if t == DUE_NOW:
         return _NOW
-    return format_micro_time(math.ceil(t / _MICRO) * _MICRO)
+    return format_micro_time(-(-t // _MICRO) * _MICRO)
 
 
 def parse_wake(text: str) -> SimTime | None:
