@@ -270,6 +270,7 @@ class Kubelet:
         self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [],
                              uses=("spec.nodeName",))
         self._pods.add_handler(self._on_pod)
+        self._nodes.add_handler(self._on_node)
 
     def stop(self) -> None:
         self._running = False
@@ -427,6 +428,14 @@ class Kubelet:
         if meta.get("deletionTimestamp") and run.stage not in ("terminating", "done"):
             self._terminate(run, obj)
 
+    def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """A node the cache did not know until now (a relist, a late delivery): the pods already
+        bound to it start, as the pod events that came first could not start them."""
+        if not self._running or type_ != "ADDED":
+            return
+        for pod in list(self._pods.by_index("kubelet/node", obj["metadata"]["name"])):
+            self._on_pod("ADDED", pod, None)
+
     def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
         """Rewrite the Ready condition when a readiness gate's condition changed what it should say."""
         status = pod.get("status") or {}
@@ -436,6 +445,18 @@ class Kubelet:
         if all(current.get(k) == wanted.get(k) for k in ("status", "reason", "message")):
             return
         self._write(run, lambda p, s: self._running_status(run, p, s))
+
+    def _run_pod(self, run: _Run) -> dict[str, Any] | None:
+        """The pod ``run`` belongs to: the informer's copy or, while the cache is behind (a relist, a
+        late delivery), the live one. A container's exit or start does not wait for a watch event;
+        None once the pod is gone."""
+        pod = self._pods.get(run.key[1], run.key[0])
+        if pod is not None:
+            return pod
+        try:
+            return self.client.get("pods", run.key[1], run.key[0])
+        except NotFound:
+            return None
 
     # ------------------------------------------------------------------ status writes
     def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
@@ -618,7 +639,7 @@ class Kubelet:
 
     def _start(self, run: _Run) -> None:
         run.handles.clear()
-        pod = self._pods.get(run.key[1], run.key[0])
+        pod = self._run_pod(run)
         if pod is None:
             return
         if not run.initialized and (pod.get("spec") or {}).get("initContainers"):
@@ -672,7 +693,7 @@ class Kubelet:
     def _init_step(self, run: _Run, index: int) -> None:
         """Run init containers in order from ``index``: a regular one runs its scripted time and
         exits; a sidecar starts (and, with a startup probe, must pass it) before the next one."""
-        pod = self._pods.get(run.key[1], run.key[0])
+        pod = self._run_pod(run)
         if pod is None or run.stage != "initializing":
             return
         inits = (pod.get("spec") or {}).get("initContainers") or []
@@ -717,7 +738,7 @@ class Kubelet:
 
     def _init_exit(self, run: _Run, index: int, code: int, started_at: str) -> None:
         """A regular init container exited: go on, fail the pod (``Never``), or restart it after a back-off."""
-        pod = self._pods.get(run.key[1], run.key[0])
+        pod = self._run_pod(run)
         if pod is None or run.stage != "initializing":
             return
         c = ((pod.get("spec") or {}).get("initContainers") or [])[index]
@@ -837,7 +858,7 @@ class Kubelet:
     def _exit(self, run: _Run, code: int, reason: str) -> None:
         """The app containers exited with ``code``: restart in place or finish the pod."""
         run.cancel()
-        pod = self._pods.get(run.key[1], run.key[0])
+        pod = self._run_pod(run)
         if pod is None:
             return
         policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
