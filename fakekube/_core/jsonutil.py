@@ -7,7 +7,7 @@ from marshal import dumps as _marshal
 from marshal import loads as _unmarshal
 from typing import Any
 
-__all__ = ["compact_json", "deep_copy", "get_path", "json_equal"]
+__all__ = ["compact_json", "deep_copy", "get_path", "json_differences", "json_equal"]
 
 
 def deep_copy(value: Any) -> Any:
@@ -65,3 +65,31 @@ def json_equal(a: Any, b: Any) -> bool:
 def compact_json(value: Any) -> str:
     """``value`` as compact JSON text (no spaces, non-ASCII kept), as Go's ``json.Marshal`` spaces it."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_differences(before: Any, after: Any, path: str = "", limit: int = 10) -> list[str]:
+    """Where two JSON values differ, as ``path: before -> after`` lines (at most ``limit``)."""
+    out: list[str] = []
+
+    def walk(a: Any, b: Any, at: str) -> None:
+        if len(out) >= limit or a == b:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(a.keys() | b.keys()):
+                walk(a.get(key, _ABSENT), b.get(key, _ABSENT), f"{at}.{key}" if at else key)
+            return
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{at}[{i}]")
+            return
+        out.append(f"{at or '(root)'}: {_show(a)} -> {_show(b)}")
+
+    walk(before, after, path)
+    return out
+
+
+_ABSENT = object()
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else json.dumps(value, sort_keys=True)

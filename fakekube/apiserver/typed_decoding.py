@@ -37,13 +37,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fakekube._core.gocompat import go_json_kind
+from fakekube._core.jsonutil import json_differences
 from fakekube.apiserver import builtin_schemas
 from fakekube.apiserver.resources import ResourceType
 from fakekube.errors import BadRequest
 from fakekube.machinery import wire
 from fakekube.machinery.quantity import ERR_FORMAT_WRONG, parse_quantity
 
-__all__ = ["INT64_FIELDS", "NULL_KEPT", "POINTER_TIME_FIELDS", "decode_typed", "json_body"]
+__all__ = ["INT64_FIELDS", "NULL_KEPT", "POINTER_TIME_FIELDS", "decode_typed", "json_body", "undecoded"]
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -266,23 +267,43 @@ def _custom_type(kind: str) -> _Type:
     return _Type(_STRUCT, kind, name=kind, fields={"metadata": meta})
 
 
+def _decoded(rt: ResourceType, obj: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``obj`` decoded into ``rt``'s Go type (``obj`` itself when nothing changes) and the
+    decoder's first error."""
+    t = _custom_type(rt.kind) if rt.custom else _kind_type(rt.api_version, rt.kind)
+    if t is None:
+        return obj, None
+    decoder = _Decoder()
+    return decoder.value(obj, t, "", ""), decoder.first
+
+
 def decode_typed(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` decoded into ``rt``'s Go type: the same dict changed in place where decoding
     drops or zeroes ``null`` s (subtrees that change are replaced, never mutated), or 400
     ``BadRequest`` with the decoder's first error. A custom resource's ``metadata`` is decoded
     (the rest is its schema's business); kinds without a generated schema pass unchanged."""
-    t = _custom_type(rt.kind) if rt.custom else _kind_type(rt.api_version, rt.kind)
-    if t is None:
-        return obj
-    decoder = _Decoder()
-    decoded = decoder.value(obj, t, "", "")
-    if decoder.first is not None:
-        raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {decoder.first}')
+    decoded, error = _decoded(rt, obj)
+    if error is not None:
+        raise BadRequest(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}')
     if decoded is not obj:
         obj.clear()
         obj.update(decoded)
     return obj
 
+
+def undecoded(rt: ResourceType, obj: dict[str, Any]) -> str | None:
+    """Why ``obj`` would not pass JSON checking and typed decoding unchanged, or None: the check
+    strict mode makes of a body one of fakekube's simulators built (which skips both otherwise)."""
+    try:
+        wire.check_json(obj)
+    except wire.NotJson as err:
+        return f"is not a JSON value: {err}"
+    decoded, error = _decoded(rt, obj)
+    if error is not None:
+        return f"cannot be decoded: {error}"
+    if decoded is not obj:
+        return "is changed by decoding: " + "; ".join(json_differences(obj, decoded))
+    return None
 
 
 def json_body(rt: ResourceType, body: Any) -> None:

@@ -1,5 +1,5 @@
 """Trusted writes and strict mode: fakekube's simulators write through a client the API server
-trusts (no second defaulting pass, no validation); ``FakeCluster(strict=True)`` runs those writes
+trusts (no typed decoding of the body, no second defaulting pass, no validation); ``FakeCluster(strict=True)`` runs those writes
 through the whole path and fails loudly when a simulator builds a body the path would reject or
 change."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from fakekube import Client, FakeCluster
 from fakekube.cluster import STRICT_ENV
-from fakekube.errors import Invalid, StrictModeError
+from fakekube.errors import BadRequest, Invalid, StrictModeError
 from fakekube.runtime._shared_client import SharedClient, SimulatorClient
 from fakekube.runtime.context import SIMULATORS
 from fakekube.testing.builders import make_pod
@@ -84,6 +84,43 @@ def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
     created = cluster.job_controller.client.create(
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
     assert created["data"] == {"passes": "1"}
+
+
+def _status_write_with(cluster: FakeCluster, **status: object) -> dict:
+    """A kubelet status write whose pod status carries the given fields."""
+    pod = _running_pod(cluster)
+    pod["status"].update(status)
+    return cluster.kubelet.client.update_status(pod)
+
+
+@pytest.mark.parametrize(("status", "problem"), [
+    ({"podIP": 7}, "cannot be decoded: json: cannot unmarshal number into Go struct field PodStatus.status.podIP "
+                   "of type string"),
+    ({"nominatedNodeName": None}, "is changed by decoding: status.nominatedNodeName: null -> (absent)"),
+    ({"hostIP": {"a", "set"}}, "is not a JSON value: status.hostIP holds a set"),
+    ({"colour": "blue"}, "has fields its kind does not declare: status.colour"),
+])
+def test_strict_mode_decodes_what_the_simulator_built(fast: None, status: dict, problem: str) -> None:
+    """A trusted body skips decoding into the kind's Go type; strict mode decodes it and fails
+    when decoding would reject it, change it, or find a field the kind does not have."""
+    with pytest.raises(StrictModeError) as caught:
+        _status_write_with(FakeCluster(seed=0, strict=True), **status)
+    assert str(caught.value).startswith(f"strict mode: the update of Pod default/p built by kubelet {problem}")
+
+
+def test_the_fast_default_does_not_decode_a_simulator_body(fast: None) -> None:
+    assert _status_write_with(FakeCluster(seed=0), nominatedNodeName=None)["status"]["nominatedNodeName"] is None
+
+
+def test_a_user_body_is_decoded_in_either_mode(fast: None) -> None:
+    cluster = FakeCluster(seed=0)
+    pod = _running_pod(cluster)
+    pod["status"]["nominatedNodeName"] = None
+    assert "nominatedNodeName" not in cluster.client.update_status(pod)["status"]
+    pod = cluster.api.get("pods", "p", "default")
+    pod["status"]["podIP"] = 7
+    with pytest.raises(BadRequest, match=r"cannot unmarshal number into Go struct field PodStatus\.status\.podIP"):
+        cluster.client.update_status(pod)
 
 
 def test_the_environment_switch_makes_every_cluster_strict(monkeypatch: pytest.MonkeyPatch) -> None:

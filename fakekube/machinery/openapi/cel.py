@@ -316,7 +316,17 @@ class CelValidator:
         celpy = _cel()
         type_name = "object" if resource_root else s.type
         has_old = old is not MISSING and old is not None
+        unchanged = ratchet.unchanged()
         activation: dict[str, Any] | None = None
+
+        def add(err: FieldError, compiled: Any) -> None:
+            """``addErr``: a rule without ``oldSelf`` on an unchanged value only warns (ratcheting)."""
+            if not compiled.uses_old_self and unchanged:
+                if warnings is not None:
+                    warnings.append(str(err))
+            else:
+                errs.append(err)
+
         for rule in rules:
             compiled = rule.compiled(s)
             if compiled.error:
@@ -326,6 +336,10 @@ class CelValidator:
                 continue
             if compiled.uses_old_self and not has_old:
                 continue  # transition rules need a correlated old value
+            if unchanged and (compiled.plain_equality or (warnings is None and not compiled.uses_old_self)):
+                # Outcomes known without evaluating: `self == oldSelf` holds on an unchanged value, and
+                # any failure of a rule without oldSelf there would be a warning nobody collects.
+                continue
             if activation is None:
                 activation = {"self": _to_cel(v, s, resource_root)}
                 if has_old and any(r.compiled(s).uses_old_self for r in rules):
@@ -336,14 +350,11 @@ class CelValidator:
                     result = celpy.celtypes.BoolType(activation["self"] == activation["oldSelf"])
                 else:
                     result = compiled.program.evaluate(activation)
-            except celpy.CELEvalError as exc:
-                errs.append(FieldError.invalid(path_string(path), type_name, _eval_error_detail(exc, rule)))
-                continue
-            except Exception as exc:  # celpy internals / operator errors: report like an evaluation error
-                errs.append(FieldError.invalid(path_string(path), type_name, _eval_error_detail(exc, rule)))
+            except Exception as exc:  # celpy's evaluation errors, its internals and operator errors alike
+                add(FieldError.invalid(path_string(path), type_name, _eval_error_detail(exc, rule)), compiled)
                 continue
             if isinstance(result, Exception):
-                errs.append(FieldError.invalid(path_string(path), type_name, _eval_error_detail(result, rule)))
+                add(FieldError.invalid(path_string(path), type_name, _eval_error_detail(result, rule)), compiled)
                 continue
             if isinstance(result, bool | celpy.celtypes.BoolType) and bool(result):
                 continue
@@ -357,12 +368,7 @@ class CelValidator:
                 value: Any = OMIT if s.type in ("object", "array") or resource_root else go_num(v) if is_number(v) else v
             else:
                 value = type_name
-            err = _field_error_for_reason(err_path, value, detail, rule.reason)
-            if not compiled.uses_old_self and ratchet.unchanged():
-                if warnings is not None:
-                    warnings.append(str(err))
-            else:
-                errs.append(err)
+            add(_field_error_for_reason(err_path, value, detail, rule.reason), compiled)
 
 
 def _field_error_for_reason(path: str, value: Any, detail: str, reason: str) -> FieldError:
