@@ -29,7 +29,7 @@ from fakekube.apiserver.field_manager import (
 )
 from fakekube.apiserver.resources import Registry, ResourceType
 from fakekube.apiserver.strategy import Context
-from fakekube.apiserver.typed_decoding import json_body, undecoded
+from fakekube.apiserver.typed_decoding import exact, json_body, undecoded
 from fakekube.errors import (
     AlreadyExists,
     ApiError,
@@ -279,7 +279,7 @@ class ApiServer:
         # DEVIATION(upstream): kube-apiserver decodes every request body; see _validates.
         if trusted is None:
             return True
-        if self.strict:
+        if self.strict and not exact(rt, obj):
             problem = undecoded(rt, obj)
             unknown = self.fields.unknown_fields(rt, obj) if problem is None else []
             if unknown:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -44,7 +45,7 @@ from fakekube.errors import BadRequest
 from fakekube.machinery import wire
 from fakekube.machinery.quantity import ERR_FORMAT_WRONG, parse_quantity
 
-__all__ = ["INT64_FIELDS", "NULL_KEPT", "POINTER_TIME_FIELDS", "decode_typed", "json_body", "undecoded"]
+__all__ = ["INT64_FIELDS", "NULL_KEPT", "POINTER_TIME_FIELDS", "decode_typed", "exact", "json_body", "undecoded"]
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -85,6 +86,15 @@ class _Type:
     fields: dict[str, _Type] = field(default_factory=dict)
     elem: _Type | None = None                           # list item or map value
     bits: int = 32                                      # int
+    null_kept: frozenset[str] = frozenset()             # struct: fields whose null Go encodes again
+
+    def seal(self) -> _Type:
+        """A struct's fields are all known: note which keep ``null`` (a time held by value, a
+        slice in :data:`NULL_KEPT`)."""
+        self.null_kept = frozenset(key for key, ct in self.fields.items()
+                                   if (ct.kind == _TIME and key not in POINTER_TIME_FIELDS)
+                                   or (self.name, key) in NULL_KEPT)
+        return self
 
 
 _ANY_TYPE: Final = _Type(_ANY, "interface {}")
@@ -114,7 +124,7 @@ class _Builder:
         quantity_fields = self.quantities.get(short, ())
         for name, prop in schema["properties"].items():
             t.fields[name] = self.node(prop, name, short, definition, quantity=name in quantity_fields)
-        return t
+        return t.seal()
 
     def node(self, schema: dict[str, Any], name: str, owner: str, definition: str, *,
              quantity: bool = False) -> _Type:
@@ -169,6 +179,120 @@ def _zero(t: _Type) -> Any:
             _INT_OR_STRING: 0}.get(t.kind)
 
 
+class _Unusual(Exception):
+    """The fast decoder met something it leaves to :class:`_Decoder` (an error, a subclass, a null item)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _valid_quantity(text: str) -> bool:
+    try:
+        parse_quantity(text.strip())
+    except (ValueError, ArithmeticError):
+        return False
+    return True
+
+
+def _fast(value: Any, t: _Type, exact: bool = False, depth: int = wire.MAX_DEPTH) -> Any:
+    """``value`` decoded as ``t`` (the same object when nothing changes), for the common case: exact
+    JSON types and no error. Anything else raises :class:`_Unusual`, and :class:`_Decoder` decodes
+    the whole body again, wording the first error. Both take the same decisions; this one skips
+    the bookkeeping of paths and messages (a pod has ~50 typed values and every write decodes).
+
+    ``exact``: also raise unless ``value`` is plain JSON (what ``wire.check_json`` checks, ``depth``
+    levels left), decoding changes nothing, and every field is declared -- strict mode's one walk
+    over a body a simulator built."""
+    kind = t.kind
+    if kind == _STRUCT:
+        if type(value) is not dict or depth <= 0:
+            raise _Unusual
+        out = value
+        fields = t.fields
+        for key, child in value.items():
+            ct = fields.get(key)
+            if ct is None:
+                if exact:
+                    raise _Unusual
+                continue
+            if child is None:
+                if key not in t.null_kept:
+                    if exact:
+                        raise _Unusual
+                    if out is value:
+                        out = dict(value)
+                    del out[key]
+                continue
+            ck = ct.kind
+            if ck == _STRING or ck == _TIME:
+                if type(child) is not str:
+                    raise _Unusual
+                continue
+            new = _fast(child, ct, exact, depth - 1)
+            if new is not child:
+                if out is value:
+                    out = dict(value)
+                out[key] = new
+        return out
+    if kind == _LIST or kind == _MAP:
+        elem = t.elem
+        assert elem is not None
+        if depth <= 0:
+            raise _Unusual
+        if kind == _LIST:
+            if type(value) is not list:
+                raise _Unusual
+            items: Any = enumerate(value)
+        else:
+            if type(value) is not dict:
+                raise _Unusual
+            items = value.items()
+        changed = None
+        for key, child in items:
+            if child is None or (exact and type(key) is not int and type(key) is not str):
+                raise _Unusual
+            new = _fast(child, elem, exact, depth - 1)
+            if new is not child:
+                changed = [] if changed is None else changed
+                changed.append((key, new))
+        if changed is None:
+            return value
+        out_c: Any = list(value) if kind == _LIST else dict(value)
+        for key, new in changed:
+            out_c[key] = new
+        return out_c
+    vt = type(value)
+    if kind == _STRING or kind == _TIME:
+        ok = vt is str
+    elif kind == _INT:
+        ok = vt is int and (INT32_MIN <= value <= INT32_MAX if t.bits == 32 else INT64_MIN <= value <= INT64_MAX)
+    elif kind == _BOOL:
+        ok = vt is bool
+    elif kind == _INT_OR_STRING:
+        ok = vt is str or (vt is int and INT32_MIN <= value <= INT32_MAX)
+    elif kind == _QUANTITY:
+        ok = vt is str and _valid_quantity(value)
+    elif kind == _NUMBER:
+        ok = vt is int or (vt is float and math.isfinite(value))
+    else:
+        ok = kind == _ANY and (not exact or wire.is_json(value, depth))
+    if not ok:
+        raise _Unusual
+    return value
+
+
+def exact(rt: ResourceType, obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is plain JSON that decodes into ``rt``'s Go type unchanged, every field
+    declared: what strict mode asks of a body a simulator built, in one walk (False leaves the
+    wording to :func:`undecoded` and field validation)."""
+    t = None if rt.custom else _kind_type(rt.api_version, rt.kind)
+    if t is None:
+        return False
+    try:
+        _fast(obj, t, True)
+    except _Unusual:
+        return False
+    return True
+
+
 class _Decoder:
     def __init__(self) -> None:
         self.first: str | None = None
@@ -198,7 +322,7 @@ class _Decoder:
                     continue  # unknown: field validation's
                 child_path = f"{path}.{key}" if path else key
                 if child is None:
-                    if (ct.kind == _TIME and key not in POINTER_TIME_FIELDS) or (t.name, key) in NULL_KEPT:
+                    if key in t.null_kept:
                         continue  # Go encodes this field's zero value as null again
                     if out is value:
                         out = dict(value)
@@ -264,7 +388,7 @@ class _Decoder:
 def _custom_type(kind: str) -> _Type:
     """A custom resource as Go sees it: its ``metadata`` is an ObjectMeta, the rest is unstructured."""
     meta = _Builder().struct("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
-    return _Type(_STRUCT, kind, name=kind, fields={"metadata": meta})
+    return _Type(_STRUCT, kind, name=kind, fields={"metadata": meta}).seal()
 
 
 def _decoded(rt: ResourceType, obj: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
@@ -273,6 +397,10 @@ def _decoded(rt: ResourceType, obj: dict[str, Any]) -> tuple[dict[str, Any], str
     t = _custom_type(rt.kind) if rt.custom else _kind_type(rt.api_version, rt.kind)
     if t is None:
         return obj, None
+    try:
+        return _fast(obj, t), None
+    except _Unusual:
+        pass
     decoder = _Decoder()
     return decoder.value(obj, t, "", ""), decoder.first
 

@@ -17,6 +17,7 @@ Semantics reproduced:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -129,26 +130,32 @@ class Quantity:
 
     @classmethod
     def parse(cls, text: str) -> Quantity:
-        """``resource.ParseQuantity``."""
-        if not text:
-            raise ValueError(ERR_FORMAT_WRONG)
-        if text == "0":
-            return cls(Fraction(0), "DecimalSI", text)
-        positive, num, denom, suffix = _scan(text)
-        base, exponent, fmt = _interpret(suffix)
-        if abs(exponent) > _MAX_ABS_EXPONENT:
-            raise ValueError(f"quantity exponent out of the supported range ±{_MAX_ABS_EXPONENT}: {text!r}")
-        magnitude = Fraction(int(num + denom), 10 ** len(denom))
-        magnitude *= Fraction(10) ** exponent if base == 10 else 2 ** exponent
-        magnitude = _round_away_to_nano(magnitude)
-        if fmt == "BinarySI" and magnitude > _MAX_INT64:
-            magnitude = Fraction(_MAX_INT64)
-        value = magnitude if positive else -magnitude
-        return cls(value, fmt, text if _keeps_text(fmt, exponent, num, denom, positive) else None)
+        """``resource.ParseQuantity``. Memoised (a Quantity is immutable, and a cluster writes the
+        same few strings over and over); a string that does not parse raises each time."""
+        return _parse(text)
 
     def canonical(self) -> str:
         """``Quantity.String``: the original text if upstream cached it, else the canonical form."""
         return self.text if self.text is not None else format_quantity(self.value, self.format)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> Quantity:
+    if not text:
+        raise ValueError(ERR_FORMAT_WRONG)
+    if text == "0":
+        return Quantity(Fraction(0), "DecimalSI", text)
+    positive, num, denom, suffix = _scan(text)
+    base, exponent, fmt = _interpret(suffix)
+    if abs(exponent) > _MAX_ABS_EXPONENT:
+        raise ValueError(f"quantity exponent out of the supported range ±{_MAX_ABS_EXPONENT}: {text!r}")
+    magnitude = Fraction(int(num + denom), 10 ** len(denom))
+    magnitude *= Fraction(10) ** exponent if base == 10 else 2 ** exponent
+    magnitude = _round_away_to_nano(magnitude)
+    if fmt == "BinarySI" and magnitude > _MAX_INT64:
+        magnitude = Fraction(_MAX_INT64)
+    value = magnitude if positive else -magnitude
+    return Quantity(value, fmt, text if _keeps_text(fmt, exponent, num, denom, positive) else None)
 
 
 def _keeps_text(fmt: QuantityFormat, exponent: int, num: str, denom: str, positive: bool) -> bool:

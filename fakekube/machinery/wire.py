@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["MAX_DEPTH", "MAX_YAML_VALUES", "Duplicates", "NotJson", "check_json", "load_json",
+__all__ = ["MAX_DEPTH", "MAX_YAML_VALUES", "Duplicates", "NotJson", "check_json", "is_json", "load_json",
            "load_yaml_documents"]
 
 # DEVIATION(upstream): kube-apiserver's JSON decoder allows 10000 levels; recursive walks here cannot.
@@ -47,8 +47,42 @@ def _where(path: str) -> str:
     return path or "the top level"
 
 
+def is_json(value: Any, depth: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` is plainly JSON (exact types, finite numbers, string keys) within the depth
+    left: the walk every in-process body takes, with no paths kept. False sends the caller to
+    :func:`check_json`'s full walk, which also accepts subclasses and words the error."""
+    vt = type(value)
+    if vt is str or vt is int or vt is bool or value is None:
+        return True
+    if vt is dict:
+        if depth <= 0:
+            return False
+        for k, v in value.items():
+            if type(k) is not str:
+                return False
+            vt = type(v)
+            if not (vt is str or vt is int or vt is bool or v is None or is_json(v, depth - 1)):
+                return False
+        return True
+    if vt is list:
+        if depth <= 0:
+            return False
+        for v in value:
+            vt = type(v)
+            if not (vt is str or vt is int or vt is bool or v is None or is_json(v, depth - 1)):
+                return False
+        return True
+    return vt is float and math.isfinite(value)
+
+
 def check_json(value: Any) -> None:
     """Raise :class:`NotJson` unless ``value`` is a JSON value nested at most :data:`MAX_DEPTH` deep."""
+    if not is_json(value, MAX_DEPTH):
+        _walk(value)
+
+
+def _walk(value: Any) -> None:
+    """:func:`check_json` keeping the path of each value, to say where a value is not JSON."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         node, path, depth = stack.pop()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fakekube import FakeCluster
 from fakekube.errors import ApiError
@@ -101,3 +103,60 @@ def test_null_stays_where_go_encodes_the_zero_value_as_null() -> None:
     svc = c.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "h"},
                            "spec": {"clusterIP": "None", "ports": None, "selector": {"a": "b"}}})
     assert "ports" not in svc["spec"]
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
+                    st.sampled_from(["", "x", "100m", "1Gi", "2030-01-01T00:00:00Z", " 4 "]),
+                    st.lists(st.none() | st.text(max_size=3), max_size=2),
+                    st.dictionaries(st.text(max_size=3), st.none() | st.integers(0, 3), max_size=2))
+_PATHS = [("spec", "containers", 0, "resources", "limits", "cpu"), ("spec", "containers", 0, "ports"),
+          ("spec", "containers", 0, "ports", 0, "containerPort"), ("spec", "priority"),
+          ("spec", "activeDeadlineSeconds"), ("spec", "hostNetwork"), ("metadata", "labels"),
+          ("metadata", "labels", "app"), ("status", "conditions", 0, "lastProbeTime"), ("status", "startTime"),
+          ("spec", "containers", 0, "env", 0, "valueFrom"), ("spec", "overhead", "cpu"), ("spec", "volumes"),
+          ("spec", "containers", 0, "livenessProbe", "httpGet", "port"), ("spec", "nodeSelector"),
+          ("spec", "colour"), ("status", "conditions", 0, "colour"), ("metadata", "annotations")]
+
+
+def _sample_pod() -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "a"}},
+            "spec": {"containers": [{"name": "a", "image": "i", "resources": {"limits": {"cpu": "1"}},
+                                     "ports": [{"containerPort": 80}], "env": [{"name": "E", "value": "v"}],
+                                     "livenessProbe": {"httpGet": {"port": 8080}}}], "priority": 0},
+            "status": {"conditions": [{"type": "Ready", "status": "True", "lastProbeTime": None}]}}
+
+
+@given(st.lists(st.tuples(st.sampled_from(_PATHS), _VALUES), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_the_quick_decoders_take_the_precise_ones_decisions(edits: list[tuple[tuple[Any, ...], Any]]) -> None:
+    """Every body decodes to the same object and the same first error whether the fast walk
+    (exact JSON types, no error) takes it or hands it to the decoder that words errors; and
+    strict mode's one-walk check of a simulator's body accepts only what the JSON check, the
+    decoder and field validation would all pass unchanged."""
+    from fakekube.apiserver import typed_decoding as td
+
+    body = _sample_pod()
+    for path, value in edits:
+        node: Any = body
+        for part in path[:-1]:
+            fits = (isinstance(node, dict) and part in node) or (
+                isinstance(node, list) and isinstance(part, int) and part < len(node))
+            node = node[part] if fits else None
+            if node is None:
+                break
+        if isinstance(node, dict):
+            node[path[-1]] = value
+    kind = td._kind_type("v1", "Pod")
+    assert kind is not None
+    slow = td._Decoder()
+    expected = slow.value(body, kind, "", "")
+    api = FakeCluster(seed=0, simulate=False).api
+    pods = api.resource("pods")
+    decoded, error = td._decoded(pods, body)
+    assert error == slow.first
+    if error is None:
+        assert decoded == expected
+    # Strict mode's one walk over a simulator's body passes only what every precise check passes.
+    if td.exact(pods, body):
+        assert td.undecoded(pods, body) is None
+        assert api.fields.unknown_fields(pods, body) == []
