@@ -41,7 +41,6 @@ from .pods import (
     controller_ref,
     is_active,
     is_indexed,
-    is_pod_failed,
     is_ready,
     is_suspended,
     is_terminating,
@@ -49,12 +48,11 @@ from .pods import (
     meta_of,
     only_replace_failed_pods,
     per_index,
-    phase_of,
     pod_key,
     spec_of,
 )
 from .success_policy import match_success_policy
-from .tracking import TRACKING_FINALIZER, FinalizerTracking, SyncCtx, has_finalizer, valid_pods
+from .tracking import TRACKING_FINALIZER, FinalizerTracking, SyncCtx, has_finalizer, new_finished_pods
 
 SYNC_JOB_BATCH_PERIOD: SimTime = 1 * SECOND
 API_BACKOFF = Backoff(1 * SECOND, 60 * SECOND)  # DefaultJobApiBackOff, MaxJobApiBackOff
@@ -141,7 +139,7 @@ class JobController(FinalizerTracking):
         if ref is None or ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
             return None
         job = self.jobs.get(ref.get("name") or "", namespace)
-        if job is None or meta_of(job).get("uid") != ref.get("uid"):
+        if job is None or (job.get("metadata") or {}).get("uid") != ref.get("uid"):
             return None
         return job
 
@@ -149,11 +147,11 @@ class JobController(FinalizerTracking):
         """``addPod`` / ``updatePod`` / ``deletePod``."""
         if not self._running:
             return
-        meta = meta_of(pod)
+        meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or ""
         refs = meta.get("ownerReferences")
         ref = controller_ref(pod) if refs else None
-        job = self._resolve(namespace, ref)
+        job = self._resolve(namespace, ref) if ref is not None else None
         if event == "DELETED":
             if job is not None:
                 key = pod_key(job)
@@ -165,7 +163,7 @@ class JobController(FinalizerTracking):
         # one resolves to the same Job as the current one, or to none).
         old_ref: dict[str, Any] | None = None
         ref_changed = False
-        if event == "MODIFIED" and old is not None and meta_of(old).get("ownerReferences") is not refs:
+        if event == "MODIFIED" and old is not None and (old.get("metadata") or {}).get("ownerReferences") is not refs:
             old_ref = controller_ref(old)
             ref_changed = old_ref is not None and old_ref != ref
         if job is None:
@@ -184,9 +182,9 @@ class JobController(FinalizerTracking):
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if not has_finalizer(pod):
+        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):  # not has_finalizer(pod)
             self._finalizer_removal_observed(key, meta.get("uid") or "")
-        if meta.get("deletionTimestamp") and not meta_of(old).get("deletionTimestamp"):
+        if meta.get("deletionTimestamp") and not (old.get("metadata") or {}).get("deletionTimestamp"):
             self._deletion_observed(key)
         if ref_changed:
             old_job = self._resolve(namespace, old_ref)
@@ -301,8 +299,7 @@ class JobController(FinalizerTracking):
             backoff=BackoffRecord(),
         )
         active = len(active_pods)
-        new_succeeded = valid_pods(ctx, ctx.uncounted_succeeded, lambda p: phase_of(p) == "Succeeded")
-        new_failed = valid_pods(ctx, ctx.uncounted_failed, lambda p: is_pod_failed(p, job))
+        new_succeeded, new_failed = new_finished_pods(ctx)
         policy = spec.get("podFailurePolicy")
         counted_failed = sum(1 for p in new_failed if match_pod_failure_policy(policy, p)[1])
         ctx.succeeded = int(status.get("succeeded") or 0) + len(new_succeeded) + len(ctx.uncounted_succeeded)

@@ -40,7 +40,7 @@ MAX_UNCOUNTED_PODS = 500
 
 def has_finalizer(pod: dict[str, Any]) -> bool:
     """``hasJobTrackingFinalizer``."""
-    return TRACKING_FINALIZER in (meta_of(pod).get("finalizers") or ())
+    return TRACKING_FINALIZER in ((pod.get("metadata") or {}).get("finalizers") or ())
 
 
 @dataclass
@@ -85,6 +85,41 @@ def valid_pods(ctx: SyncCtx, uncounted: set[str], keep: Any) -> list[dict[str, A
                 continue
         out.append(pod)
     return out
+
+
+def new_finished_pods(ctx: SyncCtx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``getNewFinishedPods``: the tracked, not yet counted pods that Succeeded and those that failed
+    (``isPodFailed``), each with a valid index (Indexed), in pod order: upstream's two
+    ``getValidPodsWithFilter`` passes (:func:`valid_pods`) in one."""
+    succeeded: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    job = ctx.job
+    indexed = is_indexed(job)
+    completions = int(spec_of(job).get("completions") or 0)
+    expected_rm_finalizers = ctx.expected_rm_finalizers
+    uncounted_succeeded, uncounted_failed = ctx.uncounted_succeeded, ctx.uncounted_failed
+    for pod in ctx.pods:
+        if not has_finalizer(pod):
+            continue
+        uid = meta_of(pod).get("uid") or ""
+        if uid in expected_rm_finalizers:
+            continue
+        if phase_of(pod) == "Succeeded":
+            if uid in uncounted_succeeded:
+                continue
+            out = succeeded
+        elif is_pod_failed(pod, job):
+            if uid in uncounted_failed:
+                continue
+            out = failed
+        else:
+            continue
+        if indexed:
+            ix = completion_index(pod)
+            if ix == UNKNOWN_INDEX or ix >= completions:
+                continue
+        out.append(pod)
+    return succeeded, failed
 
 
 def can_remove_finalizer(ctx: SyncCtx, pod: dict[str, Any], considered_failed: bool) -> bool:
