@@ -65,9 +65,8 @@ from fakekube.machinery import selectors as sel
 from fakekube.machinery.endpoints import (
     CLUSTER_DOMAIN,
     endpoint_address,
-    endpoint_ready,
+    endpoint_conditions,
     in_endpoints,
-    serving,
 )
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.controller import Result
@@ -233,7 +232,8 @@ class Dns:
             if LABEL_SERVICE_NAME in (s["metadata"].get("labels") or {}) else [])
         for key, pod in self._pods.cache.items():  # objects cached before these handlers were added
             self._remember_pod(key, pod["metadata"].get("labels") or {}, (pod.get("spec") or {}).get("nodeName") or "",
-                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None))
+                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None),
+                               self._pod_info.get(key))
         for node in self._nodes.cache.values():
             self._node_zone[node["metadata"]["name"]] = (node["metadata"].get("labels") or {}).get(LABEL_ZONE)
         self._services.add_handler(self._on_service)
@@ -352,15 +352,18 @@ class Dns:
             old_labels = old["metadata"].get("labels") or {}
             if old_labels is not labels and old_labels != labels:
                 touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen)}))
+        states = self._states
         for svc_key in touched:
-            self._mark(svc_key, key)
+            state = states.get(svc_key)  # self._mark(svc_key, key), inlined: every pod event marks
+            if state is not None:
+                state.dirty[key] = None
         if seen is not None and seen.services is not services:  # e.g. ``old`` is None after a relist
             for svc_key in seen.services:
                 self._mark(svc_key, key)
         if type_ == "DELETED":
             self._forget_pod(key)
         else:
-            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services)
+            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen)
         for svc_key in touched:
             self._touch(svc_key)
 
@@ -375,9 +378,9 @@ class Dns:
 
     # ------------------------------------------------------------------ what the controller has seen
     def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str,
-                      services: tuple[ServiceKey, ...]) -> None:
+                      services: tuple[ServiceKey, ...], seen: _Pod | None) -> None:
+        """Record what the controller saw of a pod; ``seen``: its record so far (None: new)."""
         epoch = (self._selector_version, len(self._services.cache))
-        seen = self._pod_info.get(key)
         if seen is None:
             self._pod_info[key] = _Pod(labels, node, services, epoch)
             self._by_node.setdefault(node, {})[key] = None
@@ -385,7 +388,8 @@ class Dns:
         if seen.node != node:
             self._unindex_node(key, seen.node)
             self._by_node.setdefault(node, {})[key] = None
-        seen.labels, seen.node, seen.services, seen.epoch = labels, node, services, epoch
+            seen.node = node
+        seen.labels, seen.services, seen.epoch = labels, services, epoch
 
     def _forget_pod(self, key: PodKey) -> None:
         seen = self._pod_info.pop(key, None)
@@ -422,23 +426,21 @@ class Dns:
 
     # ------------------------------------------------------------------ reconcile
     def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
-        spec, status, meta = pod.get("spec") or {}, pod.get("status") or {}, pod["metadata"]
-        is_serving = serving(status)
-        terminating = bool(meta.get("deletionTimestamp"))
+        spec, meta = pod.get("spec") or {}, pod["metadata"]
         publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
-        ep: dict[str, Any] = {"addresses": [endpoint_address(pod)],
-                              "conditions": {"ready": endpoint_ready(pod, publish),
-                                             "serving": is_serving, "terminating": terminating}}
+        ep: dict[str, Any] = {"addresses": [endpoint_address(pod)], "conditions": endpoint_conditions(pod, publish)}
         if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
             ep["hostname"] = spec["hostname"]
-        if spec.get("nodeName"):
-            ep["nodeName"] = spec["nodeName"]
+        node_name = spec.get("nodeName")
+        if node_name:
+            ep["nodeName"] = node_name
         ep["targetRef"] = {"kind": "Pod", "namespace": meta.get("namespace"), "name": meta["name"],
                            "uid": meta.get("uid")}
-        node = self._nodes.get(spec.get("nodeName") or "") if spec.get("nodeName") else None
-        zone = ((node or {}).get("metadata", {}).get("labels") or {}).get(LABEL_ZONE)
-        if zone:
-            ep["zone"] = zone
+        node = self._nodes.get(node_name) if node_name else None
+        if node is not None:
+            zone = (node.get("metadata", {}).get("labels") or {}).get(LABEL_ZONE)
+            if zone:
+                ep["zone"] = zone
         return ep
 
     def _ports(self, svc: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -495,8 +497,9 @@ class Dns:
     def _sync_endpoints(self, state: _ServiceState, svc: dict[str, Any]) -> None:
         """Re-evaluate the pods marked since the last reconcile."""
         changed: list[str] = []
+        pods = self._pods.cache
         for pod_key in state.dirty:
-            pod = self._pods.get(pod_key[1], pod_key[0])
+            pod = pods.get(pod_key)
             ep = uid = None
             if (pod is not None and in_endpoints(pod)
                     and state.label_sel.matches(pod["metadata"].get("labels") or {})):
