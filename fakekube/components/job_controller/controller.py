@@ -39,6 +39,7 @@ from .pods import (
     active_pods_order,
     completion_index,
     controller_ref,
+    copier,
     is_active,
     is_indexed,
     is_ready,
@@ -481,6 +482,7 @@ class JobController(FinalizerTracking):
         if TRACKING_FINALIZER not in finalizers:
             finalizers.append(TRACKING_FINALIZER)
         tmeta["finalizers"] = finalizers
+        new_spec = copier(template.get("spec") or {})  # the template is not changed from here on
         active += diff
         first_error: ApiError | None = None
         batch = min(diff, SLOW_START_INITIAL_BATCH_SIZE)
@@ -488,7 +490,7 @@ class JobController(FinalizerTracking):
             failed_in_batch = 0
             for _ in range(batch):
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
-                pod = self._pod_from_template(job, template, ix, ctx)
+                pod = self._pod_from_template(job, template, new_spec(), ix, ctx)
                 try:
                     # The pod was built for this call (fresh dicts) and only its name is read.
                     created = self.client.create(pod)
@@ -512,15 +514,15 @@ class JobController(FinalizerTracking):
             batch = min(2 * batch, diff)
         return active, first_error
 
-    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], ix: int,
-                           ctx: SyncCtx) -> dict[str, Any]:
-        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``."""
+    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], pod_spec: dict[str, Any],
+                           ix: int, ctx: SyncCtx) -> dict[str, Any]:
+        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``; ``pod_spec`` is a
+        fresh copy of the template's spec, the pod's own."""
         jmeta = meta_of(job)
         name = jmeta.get("name") or ""
         tmeta = template.get("metadata") or {}
         labels = dict(tmeta.get("labels") or {})
         annotations = dict(tmeta.get("annotations") or {})
-        pod_spec = deep_copy(template.get("spec") or {})
         generate_name = f"{name}-"
         if ix != UNKNOWN_INDEX:
             annotations[COMPLETION_INDEX] = str(ix)

@@ -4,9 +4,13 @@ and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFa
 
 from __future__ import annotations
 
+import marshal
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SimTime, parse_time
+from fakekube._core.jsonutil import deep_copy
 
 Key = tuple[str, str]
 
@@ -92,6 +96,17 @@ def active_pods_order(pod: dict[str, Any]) -> tuple[Any, ...]:
     created = time_or_none(meta.get("creationTimestamp")) or 0
     return (1 if spec.get("nodeName") else 0, _PHASE_ORDINAL.get(phase_of(pod), 0), 1 if ready else 0,
             -ready_since, -restarts, -created, meta.get("name") or "")
+
+
+def copier(value: Any) -> Callable[[], Any]:
+    """A maker of fresh copies of the JSON-like ``value`` (which must not change while it is used),
+    each what ``deep_copy(value)`` returns: the marshal round trip of ``deep_copy``, with the
+    marshalling done once (``manageJob`` copies a Job's pod template spec for every pod it creates)."""
+    try:
+        blob = marshal.dumps(value, 2)
+    except ValueError:
+        return partial(deep_copy, value)
+    return partial(marshal.loads, blob)
 
 
 def spec_of(job: dict[str, Any]) -> dict[str, Any]:
