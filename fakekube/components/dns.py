@@ -214,6 +214,10 @@ class Dns:
         self._by_node: dict[str, dict[PodKey, None]] = {}
         self._node_zone: dict[str, str | None] = {}
         self._selector_version = 0
+        # The Services selecting each ``<ns>/<key>=<value>`` pair looked up, while the epoch (see
+        # _services_for) is ``_pairs_epoch``: the pods of a Job share most of their label pairs.
+        self._pairs: dict[str, list[ServiceKey]] = {}
+        self._pairs_epoch: tuple[int, int] | None = None
         # resolver indexes, fed by the EndpointSlice informer
         self._slice_records: dict[tuple[str, str], tuple[ServiceKey, list[tuple[str | None, _Record]]]] = {}
         self._by_service: dict[ServiceKey, dict[str, list[_Record]]] = {}
@@ -338,8 +342,17 @@ class Dns:
         epoch = (self._selector_version, len(self._services.cache))  # a relist drops Services silently
         if pod is not None and pod.epoch == epoch and (pod.labels is labels or pod.labels == labels):
             return pod.services
-        keys = {(ns, svc["metadata"]["name"]) for k, v in labels.items()
-                for svc in self._services.by_index("dns/selector", f"{ns}/{k}={v}")}
+        if self._pairs_epoch != epoch:
+            self._pairs.clear()
+            self._pairs_epoch = epoch
+        keys: set[ServiceKey] = set()
+        for k, v in labels.items():
+            pair = f"{ns}/{k}={v}"
+            found = self._pairs.get(pair)
+            if found is None:
+                found = self._pairs[pair] = [(ns, svc["metadata"]["name"])
+                                             for svc in self._services.by_index("dns/selector", pair)]
+            keys.update(found)
         return tuple(sorted(keys))
 
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -364,8 +377,11 @@ class Dns:
             self._forget_pod(key)
         else:
             self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen)
-        for svc_key in touched:
-            self._touch(svc_key)
+        if touched:
+            now, pending, enqueue = self.rt.now, self._pending_since, self.queue.enqueue
+            for svc_key in touched:  # self._touch(svc_key), inlined
+                pending.setdefault(svc_key, now)
+                enqueue(svc_key)
 
     def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         name = obj["metadata"]["name"]

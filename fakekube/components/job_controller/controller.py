@@ -139,7 +139,7 @@ class JobController(FinalizerTracking):
         """``resolveControllerRef``: the cached Job named by ``ref`` if its UID matches."""
         if ref is None or ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
             return None
-        job = self.jobs.get(ref.get("name") or "", namespace)
+        job = self.jobs.cache.get((namespace, ref.get("name") or ""))  # self.jobs.get(name, namespace)
         if job is None or (job.get("metadata") or {}).get("uid") != ref.get("uid"):
             return None
         return job
