@@ -55,10 +55,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
-from sortedcontainers import SortedDict
-
 from fakekube._core.clock import format_time
-from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
@@ -128,7 +125,9 @@ class _ServiceState:
         self.publish = publish
         self.label_sel = sel.selector_from_set(selector)
         self.dirty: dict[PodKey, None] = {}  # pods to re-evaluate
-        self.endpoints: SortedDict = SortedDict()  # PodKey -> _Endpoint: the desired endpoints, in pod order
+        self.endpoints: dict[PodKey, _Endpoint] = {}  # the desired endpoints
+        self._first: PodKey | None = None  # the least key of ``endpoints``, when ``_first_known``
+        self._first_known = True
         self.by_uid: dict[str, PodKey] = {}
         self.slices: dict[str, _Slice] = {}
         self.count: dict[str, int] = {}  # uid -> how often the existing slices hold it
@@ -136,14 +135,25 @@ class _ServiceState:
         self.dups = 0  # uids held more than once
         self.unplaced: dict[str, None] = {}  # desired uids no slice holds
 
+    def first_pod(self) -> PodKey | None:
+        """The least pod key with an endpoint (None: no endpoints)."""
+        if not self._first_known:
+            self._first = min(self.endpoints) if self.endpoints else None
+            self._first_known = True
+        return self._first
+
     def add_endpoint(self, pod_key: PodKey, endpoint: _Endpoint) -> None:
         self.endpoints[pod_key] = endpoint
+        if self._first_known and (self._first is None or pod_key < self._first):
+            self._first = pod_key
         self.by_uid[endpoint.uid] = pod_key
         if endpoint.uid not in self.count:
             self.unplaced[endpoint.uid] = None
 
     def remove_endpoint(self, pod_key: PodKey) -> None:
         uid = self.endpoints.pop(pod_key).uid
+        if pod_key == self._first:
+            self._first_known = False  # found again when asked
         del self.by_uid[uid]
         self.unplaced.pop(uid, None)
 
@@ -590,7 +600,7 @@ class Dns:
         state = self._state(key, svc, selector)
         self._sync_slices(state, existing)
         self._sync_endpoints(state, svc)
-        first = state.endpoints.peekitem(0)[0] if state.endpoints else None
+        first = state.first_pod()
         first_pod = self._pods.get(first[1], first[0]) if first else None
         ports = self._ports(svc, [first_pod] if first_pod else [])
         plan = self._plan(state, existing)
@@ -608,7 +618,9 @@ class Dns:
                        "metadata": {"generateName": f"{name}-", "namespace": ns, "labels": labels,
                                     "annotations": {ANNOTATION_TRIGGER_TIME: trigger},
                                     "ownerReferences": [owner]}, **body}
-                self.client.create(deep_copy(obj))  # obj shares labels, endpoints and ports
+                # No copy: as for the update below, what ``obj`` shares (labels, ports, the endpoint
+                # dicts) nothing here edits in place, and the rest of it is fresh.
+                self.client.create(obj)
                 continue
             if eps is seen.kept and seen.verified == (ports, labels):
                 continue  # nothing it holds changed since it was found up to date
