@@ -274,8 +274,16 @@ class FinalizerTracking:
                 record_job_finished(self.recorder, ctx.job, ctx.finished_condition)
 
     def _update_status(self, job: dict[str, Any]) -> dict[str, Any]:
-        """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change."""
-        stored = self.client.update_status(deep_copy(job))  # job's metadata is the stored one's
+        """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change.
+
+        ``job`` shares its metadata and spec with the stored Job. The body keeps sharing the spec,
+        as a patch's result does (the server only reads it, and puts the stored spec back for a
+        status write), and gets a metadata dict of its own for the server to set fields on (its
+        values stay shared, as in a patch) and a copy of the status, which the sync may go on editing."""
+        body = {**job, "metadata": dict(job["metadata"])}
+        if "status" in job:
+            body["status"] = deep_copy(job["status"])
+        stored = self.client.update_status(body)
         return {**stored, "status": deep_copy(stored.get("status") or {})}
 
     def _flush_and_remove_finalizers(self, key: Key, ctx: SyncCtx, to_remove: list[dict[str, Any]],
