@@ -1,6 +1,7 @@
 """What the Job controller reads from Pods and Jobs: ``controller_utils.go``'s ``FilterActivePods``,
 ``FilterTerminatingPods`` and ``ActivePods`` order, the controller reference, ``getCompletionIndex``
-and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``)."""
+and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``); and
+:func:`copier`, which gives every pod ``manageJob`` creates its own copy of the template's spec."""
 
 from __future__ import annotations
 
