@@ -55,19 +55,15 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
-from sortedcontainers import SortedDict
-
 from fakekube._core.clock import format_time
-from fakekube._core.jsonutil import deep_copy
 from fakekube._core.multimap import discard
 from fakekube.errors import Conflict, NotFound
 from fakekube.machinery import selectors as sel
 from fakekube.machinery.endpoints import (
     CLUSTER_DOMAIN,
     endpoint_address,
-    endpoint_ready,
+    endpoint_conditions,
     in_endpoints,
-    serving,
 )
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.controller import Result
@@ -129,7 +125,9 @@ class _ServiceState:
         self.publish = publish
         self.label_sel = sel.selector_from_set(selector)
         self.dirty: dict[PodKey, None] = {}  # pods to re-evaluate
-        self.endpoints: SortedDict = SortedDict()  # PodKey -> _Endpoint: the desired endpoints, in pod order
+        self.endpoints: dict[PodKey, _Endpoint] = {}  # the desired endpoints
+        self._first: PodKey | None = None  # the least key of ``endpoints``, when ``_first_known``
+        self._first_known = True
         self.by_uid: dict[str, PodKey] = {}
         self.slices: dict[str, _Slice] = {}
         self.count: dict[str, int] = {}  # uid -> how often the existing slices hold it
@@ -137,14 +135,25 @@ class _ServiceState:
         self.dups = 0  # uids held more than once
         self.unplaced: dict[str, None] = {}  # desired uids no slice holds
 
+    def first_pod(self) -> PodKey | None:
+        """The least pod key with an endpoint (None: no endpoints)."""
+        if not self._first_known:
+            self._first = min(self.endpoints) if self.endpoints else None
+            self._first_known = True
+        return self._first
+
     def add_endpoint(self, pod_key: PodKey, endpoint: _Endpoint) -> None:
         self.endpoints[pod_key] = endpoint
+        if self._first_known and (self._first is None or pod_key < self._first):
+            self._first = pod_key
         self.by_uid[endpoint.uid] = pod_key
         if endpoint.uid not in self.count:
             self.unplaced[endpoint.uid] = None
 
     def remove_endpoint(self, pod_key: PodKey) -> None:
         uid = self.endpoints.pop(pod_key).uid
+        if pod_key == self._first:
+            self._first_known = False  # found again when asked
         del self.by_uid[uid]
         self.unplaced.pop(uid, None)
 
@@ -215,6 +224,10 @@ class Dns:
         self._by_node: dict[str, dict[PodKey, None]] = {}
         self._node_zone: dict[str, str | None] = {}
         self._selector_version = 0
+        # The Services selecting each ``<ns>/<key>=<value>`` pair looked up, while the epoch (see
+        # _services_for) is ``_pairs_epoch``: the pods of a Job share most of their label pairs.
+        self._pairs: dict[str, list[ServiceKey]] = {}
+        self._pairs_epoch: tuple[int, int] | None = None
         # resolver indexes, fed by the EndpointSlice informer
         self._slice_records: dict[tuple[str, str], tuple[ServiceKey, list[tuple[str | None, _Record]]]] = {}
         self._by_service: dict[ServiceKey, dict[str, list[_Record]]] = {}
@@ -233,7 +246,8 @@ class Dns:
             if LABEL_SERVICE_NAME in (s["metadata"].get("labels") or {}) else [])
         for key, pod in self._pods.cache.items():  # objects cached before these handlers were added
             self._remember_pod(key, pod["metadata"].get("labels") or {}, (pod.get("spec") or {}).get("nodeName") or "",
-                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None))
+                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None),
+                               self._pod_info.get(key))
         for node in self._nodes.cache.values():
             self._node_zone[node["metadata"]["name"]] = (node["metadata"].get("labels") or {}).get(LABEL_ZONE)
         self._services.add_handler(self._on_service)
@@ -338,8 +352,17 @@ class Dns:
         epoch = (self._selector_version, len(self._services.cache))  # a relist drops Services silently
         if pod is not None and pod.epoch == epoch and (pod.labels is labels or pod.labels == labels):
             return pod.services
-        keys = {(ns, svc["metadata"]["name"]) for k, v in labels.items()
-                for svc in self._services.by_index("dns/selector", f"{ns}/{k}={v}")}
+        if self._pairs_epoch != epoch:
+            self._pairs.clear()
+            self._pairs_epoch = epoch
+        keys: set[ServiceKey] = set()
+        for k, v in labels.items():
+            pair = f"{ns}/{k}={v}"
+            found = self._pairs.get(pair)
+            if found is None:
+                found = self._pairs[pair] = [(ns, svc["metadata"]["name"])
+                                             for svc in self._services.by_index("dns/selector", pair)]
+            keys.update(found)
         return tuple(sorted(keys))
 
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -352,17 +375,23 @@ class Dns:
             old_labels = old["metadata"].get("labels") or {}
             if old_labels is not labels and old_labels != labels:
                 touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen)}))
+        states = self._states
         for svc_key in touched:
-            self._mark(svc_key, key)
+            state = states.get(svc_key)  # self._mark(svc_key, key), inlined: every pod event marks
+            if state is not None:
+                state.dirty[key] = None
         if seen is not None and seen.services is not services:  # e.g. ``old`` is None after a relist
             for svc_key in seen.services:
                 self._mark(svc_key, key)
         if type_ == "DELETED":
             self._forget_pod(key)
         else:
-            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services)
-        for svc_key in touched:
-            self._touch(svc_key)
+            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen)
+        if touched:
+            now, pending, enqueue = self.rt.now, self._pending_since, self.queue.enqueue
+            for svc_key in touched:  # self._touch(svc_key), inlined
+                pending.setdefault(svc_key, now)
+                enqueue(svc_key)
 
     def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         name = obj["metadata"]["name"]
@@ -375,9 +404,9 @@ class Dns:
 
     # ------------------------------------------------------------------ what the controller has seen
     def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str,
-                      services: tuple[ServiceKey, ...]) -> None:
+                      services: tuple[ServiceKey, ...], seen: _Pod | None) -> None:
+        """Record what the controller saw of a pod; ``seen``: its record so far (None: new)."""
         epoch = (self._selector_version, len(self._services.cache))
-        seen = self._pod_info.get(key)
         if seen is None:
             self._pod_info[key] = _Pod(labels, node, services, epoch)
             self._by_node.setdefault(node, {})[key] = None
@@ -385,7 +414,8 @@ class Dns:
         if seen.node != node:
             self._unindex_node(key, seen.node)
             self._by_node.setdefault(node, {})[key] = None
-        seen.labels, seen.node, seen.services, seen.epoch = labels, node, services, epoch
+            seen.node = node
+        seen.labels, seen.services, seen.epoch = labels, services, epoch
 
     def _forget_pod(self, key: PodKey) -> None:
         seen = self._pod_info.pop(key, None)
@@ -422,23 +452,21 @@ class Dns:
 
     # ------------------------------------------------------------------ reconcile
     def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
-        spec, status, meta = pod.get("spec") or {}, pod.get("status") or {}, pod["metadata"]
-        is_serving = serving(status)
-        terminating = bool(meta.get("deletionTimestamp"))
+        spec, meta = pod.get("spec") or {}, pod["metadata"]
         publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
-        ep: dict[str, Any] = {"addresses": [endpoint_address(pod)],
-                              "conditions": {"ready": endpoint_ready(pod, publish),
-                                             "serving": is_serving, "terminating": terminating}}
+        ep: dict[str, Any] = {"addresses": [endpoint_address(pod)], "conditions": endpoint_conditions(pod, publish)}
         if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
             ep["hostname"] = spec["hostname"]
-        if spec.get("nodeName"):
-            ep["nodeName"] = spec["nodeName"]
+        node_name = spec.get("nodeName")
+        if node_name:
+            ep["nodeName"] = node_name
         ep["targetRef"] = {"kind": "Pod", "namespace": meta.get("namespace"), "name": meta["name"],
                            "uid": meta.get("uid")}
-        node = self._nodes.get(spec.get("nodeName") or "") if spec.get("nodeName") else None
-        zone = ((node or {}).get("metadata", {}).get("labels") or {}).get(LABEL_ZONE)
-        if zone:
-            ep["zone"] = zone
+        node = self._nodes.get(node_name) if node_name else None
+        if node is not None:
+            zone = (node.get("metadata", {}).get("labels") or {}).get(LABEL_ZONE)
+            if zone:
+                ep["zone"] = zone
         return ep
 
     def _ports(self, svc: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -495,8 +523,9 @@ class Dns:
     def _sync_endpoints(self, state: _ServiceState, svc: dict[str, Any]) -> None:
         """Re-evaluate the pods marked since the last reconcile."""
         changed: list[str] = []
+        pods = self._pods.cache
         for pod_key in state.dirty:
-            pod = self._pods.get(pod_key[1], pod_key[0])
+            pod = pods.get(pod_key)
             ep = uid = None
             if (pod is not None and in_endpoints(pod)
                     and state.label_sel.matches(pod["metadata"].get("labels") or {})):
@@ -571,7 +600,7 @@ class Dns:
         state = self._state(key, svc, selector)
         self._sync_slices(state, existing)
         self._sync_endpoints(state, svc)
-        first = state.endpoints.peekitem(0)[0] if state.endpoints else None
+        first = state.first_pod()
         first_pod = self._pods.get(first[1], first[0]) if first else None
         ports = self._ports(svc, [first_pod] if first_pod else [])
         plan = self._plan(state, existing)
@@ -589,7 +618,9 @@ class Dns:
                        "metadata": {"generateName": f"{name}-", "namespace": ns, "labels": labels,
                                     "annotations": {ANNOTATION_TRIGGER_TIME: trigger},
                                     "ownerReferences": [owner]}, **body}
-                self.client.create(deep_copy(obj))  # obj shares labels, endpoints and ports
+                # No copy: as for the update below, what ``obj`` shares (labels, ports, the endpoint
+                # dicts) nothing here edits in place, and the rest of it is fresh.
+                self.client.create(obj)
                 continue
             if eps is seen.kept and seen.verified == (ports, labels):
                 continue  # nothing it holds changed since it was found up to date

@@ -20,7 +20,7 @@ from typing import Any
 
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.server import WatchEvent
-from fakekube.errors import Conflict, NotFound
+from fakekube.errors import Conflict, NotFound, UsageError
 from fakekube.runtime.context import Runtime
 
 __all__ = ["GarbageCollector"]
@@ -150,11 +150,10 @@ class GarbageCollector:
 
     def _owner_state(self, namespace: str, owner: dict[str, Any]) -> str:
         """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup."""
-        api_version, kind = owner.get("apiVersion", ""), owner.get("kind", "")
         try:
-            rtype = next(r for r in self.rt.server.registry.all()
-                         if r.kind == kind and r.api_version == api_version)
-        except StopIteration:
+            rtype = self.rt.server.registry.for_object(
+                {"apiVersion": owner.get("apiVersion", ""), "kind": owner.get("kind", "")})
+        except (NotFound, UsageError):  # a kind the server does not serve (or no kind at all)
             return "dangling"
         try:
             live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLUSTER_DOMAIN", "endpoint_address", "endpoint_ready", "in_endpoints", "serving"]
+__all__ = ["CLUSTER_DOMAIN", "endpoint_address", "endpoint_conditions", "endpoint_ready", "in_endpoints", "serving"]
 
 CLUSTER_DOMAIN = "cluster.local"
 
@@ -33,12 +33,22 @@ def endpoint_address(pod: dict[str, Any]) -> str | None:
 
 def serving(status: dict[str, Any]) -> bool:
     """The pod status says Ready=True."""
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+    for c in status.get("conditions") or ():
+        if c.get("type") == "Ready" and c.get("status") == "True":
+            return True
+    return False
+
+
+def endpoint_conditions(pod: dict[str, Any], publish_not_ready: bool) -> dict[str, bool]:
+    """The endpoint's ``conditions``: ``serving`` (Ready=True), ``terminating`` (being deleted) and
+    ``ready``, what a headless Service's DNS answers with: ``publishNotReadyAddresses or (serving
+    and not terminating)``."""
+    is_serving = serving(pod.get("status") or {})
+    terminating = bool(pod["metadata"].get("deletionTimestamp"))
+    return {"ready": publish_not_ready or (is_serving and not terminating), "serving": is_serving,
+            "terminating": terminating}
 
 
 def endpoint_ready(pod: dict[str, Any], publish_not_ready: bool) -> bool:
-    """The endpoint's ``ready`` condition (what a headless Service's DNS answers with):
-    ``publishNotReadyAddresses or (Ready=True and not terminating)``."""
-    if publish_not_ready:
-        return True
-    return serving(pod.get("status") or {}) and not pod["metadata"].get("deletionTimestamp")
+    """The endpoint's ``ready`` condition (see :func:`endpoint_conditions`)."""
+    return publish_not_ready or endpoint_conditions(pod, False)["ready"]

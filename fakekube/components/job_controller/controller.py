@@ -39,9 +39,9 @@ from .pods import (
     active_pods_order,
     completion_index,
     controller_ref,
+    copier,
     is_active,
     is_indexed,
-    is_pod_failed,
     is_ready,
     is_suspended,
     is_terminating,
@@ -49,12 +49,11 @@ from .pods import (
     meta_of,
     only_replace_failed_pods,
     per_index,
-    phase_of,
     pod_key,
     spec_of,
 )
 from .success_policy import match_success_policy
-from .tracking import TRACKING_FINALIZER, FinalizerTracking, SyncCtx, has_finalizer, valid_pods
+from .tracking import TRACKING_FINALIZER, FinalizerTracking, SyncCtx, has_finalizer, new_finished_pods
 
 SYNC_JOB_BATCH_PERIOD: SimTime = 1 * SECOND
 API_BACKOFF = Backoff(1 * SECOND, 60 * SECOND)  # DefaultJobApiBackOff, MaxJobApiBackOff
@@ -140,8 +139,8 @@ class JobController(FinalizerTracking):
         """``resolveControllerRef``: the cached Job named by ``ref`` if its UID matches."""
         if ref is None or ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
             return None
-        job = self.jobs.get(ref.get("name") or "", namespace)
-        if job is None or meta_of(job).get("uid") != ref.get("uid"):
+        job = self.jobs.cache.get((namespace, ref.get("name") or ""))  # self.jobs.get(name, namespace)
+        if job is None or (job.get("metadata") or {}).get("uid") != ref.get("uid"):
             return None
         return job
 
@@ -149,11 +148,11 @@ class JobController(FinalizerTracking):
         """``addPod`` / ``updatePod`` / ``deletePod``."""
         if not self._running:
             return
-        meta = meta_of(pod)
+        meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or ""
         refs = meta.get("ownerReferences")
         ref = controller_ref(pod) if refs else None
-        job = self._resolve(namespace, ref)
+        job = self._resolve(namespace, ref) if ref is not None else None
         if event == "DELETED":
             if job is not None:
                 key = pod_key(job)
@@ -165,7 +164,7 @@ class JobController(FinalizerTracking):
         # one resolves to the same Job as the current one, or to none).
         old_ref: dict[str, Any] | None = None
         ref_changed = False
-        if event == "MODIFIED" and old is not None and meta_of(old).get("ownerReferences") is not refs:
+        if event == "MODIFIED" and old is not None and (old.get("metadata") or {}).get("ownerReferences") is not refs:
             old_ref = controller_ref(old)
             ref_changed = old_ref is not None and old_ref != ref
         if job is None:
@@ -184,9 +183,9 @@ class JobController(FinalizerTracking):
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if not has_finalizer(pod):
+        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):  # not has_finalizer(pod)
             self._finalizer_removal_observed(key, meta.get("uid") or "")
-        if meta.get("deletionTimestamp") and not meta_of(old).get("deletionTimestamp"):
+        if meta.get("deletionTimestamp") and not (old.get("metadata") or {}).get("deletionTimestamp"):
             self._deletion_observed(key)
         if ref_changed:
             old_job = self._resolve(namespace, old_ref)
@@ -301,8 +300,7 @@ class JobController(FinalizerTracking):
             backoff=BackoffRecord(),
         )
         active = len(active_pods)
-        new_succeeded = valid_pods(ctx, ctx.uncounted_succeeded, lambda p: phase_of(p) == "Succeeded")
-        new_failed = valid_pods(ctx, ctx.uncounted_failed, lambda p: is_pod_failed(p, job))
+        new_succeeded, new_failed = new_finished_pods(ctx)
         policy = spec.get("podFailurePolicy")
         counted_failed = sum(1 for p in new_failed if match_pod_failure_policy(policy, p)[1])
         ctx.succeeded = int(status.get("succeeded") or 0) + len(new_succeeded) + len(ctx.uncounted_succeeded)
@@ -484,6 +482,7 @@ class JobController(FinalizerTracking):
         if TRACKING_FINALIZER not in finalizers:
             finalizers.append(TRACKING_FINALIZER)
         tmeta["finalizers"] = finalizers
+        new_spec = copier(template.get("spec") or {})  # the template is not changed from here on
         active += diff
         first_error: ApiError | None = None
         batch = min(diff, SLOW_START_INITIAL_BATCH_SIZE)
@@ -491,7 +490,7 @@ class JobController(FinalizerTracking):
             failed_in_batch = 0
             for _ in range(batch):
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
-                pod = self._pod_from_template(job, template, ix, ctx)
+                pod = self._pod_from_template(job, template, new_spec(), ix, ctx)
                 try:
                     # The pod was built for this call (fresh dicts) and only its name is read.
                     created = self.client.create(pod)
@@ -515,15 +514,15 @@ class JobController(FinalizerTracking):
             batch = min(2 * batch, diff)
         return active, first_error
 
-    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], ix: int,
-                           ctx: SyncCtx) -> dict[str, Any]:
-        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``."""
+    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], pod_spec: dict[str, Any],
+                           ix: int, ctx: SyncCtx) -> dict[str, Any]:
+        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``; ``pod_spec`` is a
+        fresh copy of the template's spec, the pod's own."""
         jmeta = meta_of(job)
         name = jmeta.get("name") or ""
         tmeta = template.get("metadata") or {}
         labels = dict(tmeta.get("labels") or {})
         annotations = dict(tmeta.get("annotations") or {})
-        pod_spec = deep_copy(template.get("spec") or {})
         generate_name = f"{name}-"
         if ix != UNKNOWN_INDEX:
             annotations[COMPLETION_INDEX] = str(ix)

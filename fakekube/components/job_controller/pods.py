@@ -1,12 +1,17 @@
 """What the Job controller reads from Pods and Jobs: ``controller_utils.go``'s ``FilterActivePods``,
 ``FilterTerminatingPods`` and ``ActivePods`` order, the controller reference, ``getCompletionIndex``
-and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``)."""
+and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``); and
+:func:`copier`, which gives every pod ``manageJob`` creates its own copy of the template's spec."""
 
 from __future__ import annotations
 
+import marshal
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SimTime, parse_time
+from fakekube._core.jsonutil import deep_copy
 
 Key = tuple[str, str]
 
@@ -27,12 +32,15 @@ def phase_of(pod: dict[str, Any]) -> str:
 
 def is_active(pod: dict[str, Any]) -> bool:
     """``FilterActivePods``: not terminal and not being deleted."""
-    return phase_of(pod) not in ("Succeeded", "Failed") and not meta_of(pod).get("deletionTimestamp")
+    # (meta_of and phase_of inlined: the Job controller asks this of every pod in every sync)
+    return ((pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+            and not (pod.get("metadata") or {}).get("deletionTimestamp"))
 
 
 def is_terminating(pod: dict[str, Any]) -> bool:
     """``FilterTerminatingPods``: being deleted and not yet terminal."""
-    return bool(meta_of(pod).get("deletionTimestamp")) and phase_of(pod) not in ("Succeeded", "Failed")
+    return (bool((pod.get("metadata") or {}).get("deletionTimestamp"))
+            and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
 
 
 def pod_condition(pod: dict[str, Any], ctype: str) -> dict[str, Any] | None:
@@ -43,12 +51,14 @@ def pod_condition(pod: dict[str, Any], ctype: str) -> dict[str, Any] | None:
 
 
 def is_ready(pod: dict[str, Any]) -> bool:
-    cond = pod_condition(pod, "Ready")
-    return cond is not None and cond.get("status") == "True"
+    for cond in (pod.get("status") or {}).get("conditions") or ():  # pod_condition(pod, "Ready"), inlined
+        if cond.get("type") == "Ready":
+            return cond.get("status") == "True"
+    return False
 
 
 def controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for ref in meta_of(obj).get("ownerReferences") or ():
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller"):
             return ref
     return None
@@ -64,7 +74,7 @@ def job_controller_uid(pod: dict[str, Any]) -> list[str]:
 
 def completion_index(pod: dict[str, Any]) -> int:
     """``getCompletionIndex``: from the annotation; -1 when absent or malformed."""
-    text = (meta_of(pod).get("annotations") or {}).get(COMPLETION_INDEX)
+    text = ((pod.get("metadata") or {}).get("annotations") or {}).get(COMPLETION_INDEX)
     if text is None or not text.isdigit():
         return UNKNOWN_INDEX
     return int(text)
@@ -87,6 +97,17 @@ def active_pods_order(pod: dict[str, Any]) -> tuple[Any, ...]:
     created = time_or_none(meta.get("creationTimestamp")) or 0
     return (1 if spec.get("nodeName") else 0, _PHASE_ORDINAL.get(phase_of(pod), 0), 1 if ready else 0,
             -ready_since, -restarts, -created, meta.get("name") or "")
+
+
+def copier(value: Any) -> Callable[[], Any]:
+    """A maker of fresh copies of the JSON-like ``value`` (which must not change while it is used),
+    each what ``deep_copy(value)`` returns: the marshal round trip of ``deep_copy``, with the
+    marshalling done once (``manageJob`` copies a Job's pod template spec for every pod it creates)."""
+    try:
+        blob = marshal.dumps(value, 2)
+    except ValueError:
+        return partial(deep_copy, value)
+    return partial(marshal.loads, blob)
 
 
 def spec_of(job: dict[str, Any]) -> dict[str, Any]:
@@ -113,15 +134,15 @@ def only_replace_failed_pods(job: dict[str, Any]) -> bool:
 
 def is_pod_failed(pod: dict[str, Any], job: dict[str, Any]) -> bool:
     """``isPodFailed``: Failed phase, or (TerminatingOrFailed) being deleted and not Succeeded."""
-    phase = phase_of(pod)
+    phase = (pod.get("status") or {}).get("phase")
     if phase == "Failed":
         return True
-    if phase == "Succeeded" or not meta_of(pod).get("deletionTimestamp"):
+    if phase == "Succeeded" or not (pod.get("metadata") or {}).get("deletionTimestamp"):
         return False
     return not only_replace_failed_pods(job)
 
 
 def pod_key(pod: dict[str, Any]) -> Key:
-    meta = meta_of(pod)
+    meta = pod.get("metadata") or {}
     return meta.get("namespace") or "", meta.get("name") or ""
 

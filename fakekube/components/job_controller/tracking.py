@@ -40,7 +40,7 @@ MAX_UNCOUNTED_PODS = 500
 
 def has_finalizer(pod: dict[str, Any]) -> bool:
     """``hasJobTrackingFinalizer``."""
-    return TRACKING_FINALIZER in (meta_of(pod).get("finalizers") or ())
+    return TRACKING_FINALIZER in ((pod.get("metadata") or {}).get("finalizers") or ())
 
 
 @dataclass
@@ -85,6 +85,41 @@ def valid_pods(ctx: SyncCtx, uncounted: set[str], keep: Any) -> list[dict[str, A
                 continue
         out.append(pod)
     return out
+
+
+def new_finished_pods(ctx: SyncCtx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``getNewFinishedPods``: the tracked, not yet counted pods that Succeeded and those that failed
+    (``isPodFailed``), each with a valid index (Indexed), in pod order: upstream's two
+    ``getValidPodsWithFilter`` passes (:func:`valid_pods`) in one."""
+    succeeded: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    job = ctx.job
+    indexed = is_indexed(job)
+    completions = int(spec_of(job).get("completions") or 0)
+    expected_rm_finalizers = ctx.expected_rm_finalizers
+    uncounted_succeeded, uncounted_failed = ctx.uncounted_succeeded, ctx.uncounted_failed
+    for pod in ctx.pods:
+        if not has_finalizer(pod):
+            continue
+        uid = meta_of(pod).get("uid") or ""
+        if uid in expected_rm_finalizers:
+            continue
+        if phase_of(pod) == "Succeeded":
+            if uid in uncounted_succeeded:
+                continue
+            out = succeeded
+        elif is_pod_failed(pod, job):
+            if uid in uncounted_failed:
+                continue
+            out = failed
+        else:
+            continue
+        if indexed:
+            ix = completion_index(pod)
+            if ix == UNKNOWN_INDEX or ix >= completions:
+                continue
+        out.append(pod)
+    return succeeded, failed
 
 
 def can_remove_finalizer(ctx: SyncCtx, pod: dict[str, Any], considered_failed: bool) -> bool:
@@ -239,8 +274,16 @@ class FinalizerTracking:
                 record_job_finished(self.recorder, ctx.job, ctx.finished_condition)
 
     def _update_status(self, job: dict[str, Any]) -> dict[str, Any]:
-        """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change."""
-        stored = self.client.update_status(deep_copy(job))  # job's metadata is the stored one's
+        """``updateStatusHandler``: write the status; the result's status (only) is the sync's to change.
+
+        ``job`` shares its metadata and spec with the stored Job. The body keeps sharing the spec,
+        as a patch's result does (the server only reads it, and puts the stored spec back for a
+        status write), and gets a metadata dict of its own for the server to set fields on (its
+        values stay shared, as in a patch) and a copy of the status, which the sync may go on editing."""
+        body = {**job, "metadata": dict(job["metadata"])}
+        if "status" in job:
+            body["status"] = deep_copy(job["status"])
+        stored = self.client.update_status(body)
         return {**stored, "status": deep_copy(stored.get("status") or {})}
 
     def _flush_and_remove_finalizers(self, key: Key, ctx: SyncCtx, to_remove: list[dict[str, Any]],
