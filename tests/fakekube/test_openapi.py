@@ -738,3 +738,33 @@ def test_property_arbitrary_json_never_crashes(schema: StructuralSchema, spec: A
     for err in schema.validate(admitted) + schema.validate(admitted, obj):
         assert isinstance(err, FieldError)
         assert str(err)
+
+
+RATIO_SCHEMA = {"type": "object", "properties": {
+    "metadata": {"type": "object"},
+    "spec": {"type": "object", "properties": {"total": {"type": "integer"}, "parts": {"type": "integer"},
+                                              "limit": {"type": "integer"}},
+             "x-kubernetes-validations": [{"rule": "self.total / self.parts <= 10"},
+                                          {"rule": "self.limit == oldSelf.limit", "message": "limit is fixed"}]}}}
+
+
+def test_cel_evaluation_errors_ratchet_like_failures_and_transition_rules_still_run() -> None:
+    """A rule whose evaluation fails (division by zero) on a value the update leaves unchanged
+    only warns, as a failing rule does (upstream's addErr ratchets both); an unchanged value
+    skips no transition rule's verdict, and a changed one gets the error."""
+    schema = StructuralSchema(copy.deepcopy(RATIO_SCHEMA))
+    old = {"metadata": {"name": "r"}, "spec": {"total": 5, "parts": 0, "limit": 1}}
+    relabelled = copy.deepcopy(old)
+    relabelled["metadata"]["labels"] = {"x": "y"}
+    warnings: list[str] = []
+    assert [str(e) for e in schema.validate(relabelled, old, warnings=warnings)] == []
+    assert warnings == ['spec: Invalid value: "object": division by zero evaluating rule: '
+                        "self.total / self.parts <= 10"]
+    assert [str(e) for e in schema.validate(relabelled, old)] == []
+    changed = copy.deepcopy(old)
+    changed["spec"]["total"] = 6
+    assert [str(e) for e in schema.validate(changed, old)] == [
+        'spec: Invalid value: "object": division by zero evaluating rule: self.total / self.parts <= 10']
+    relimited = {"metadata": {"name": "r"}, "spec": {"total": 5, "parts": 1, "limit": 2}}
+    assert [str(e) for e in schema.validate(relimited, {**old, "spec": {**old["spec"], "parts": 1}})] == [
+        'spec: Invalid value: "object": limit is fixed']
