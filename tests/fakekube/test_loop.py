@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import uuid
+
 import pytest
 
 from fakekube._core.clock import SECOND, format_offset, format_time, parse_time, seconds
@@ -112,6 +115,16 @@ def test_seed_streams_are_independent_and_stable() -> None:
     assert SeedTree(7).stream("x").uid() != SeedTree(8).stream("x").uid()
     uid = SeedTree(0).stream("u").uid()
     assert len(uid) == 36 and uid[14] == "4"
+
+
+def test_a_uid_is_the_uuid4_of_the_streams_next_128_bits() -> None:
+    """UIDs (in every golden trace and stored object) stay what ``uuid.UUID(version=4)`` made of the
+    stream's draws: same text, RFC 4122 variant and version bits set."""
+    stream, rng = SeedTree(3).stream("uids"), random.Random(SeedTree(3).child_seed("uids"))
+    for _ in range(2000):
+        uid = stream.uid()
+        assert uid == str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        assert uuid.UUID(uid).version == 4 and uuid.UUID(uid).variant == uuid.RFC_4122
 
 
 def test_a_livelock_inside_advance_fails_fast_naming_the_instant() -> None:
