@@ -165,6 +165,42 @@ def test_runs_pause_the_cyclic_gc_and_restore_it_even_on_error() -> None:
         gc.enable()
 
 
+def test_what_a_run_leaves_is_old_yet_collectable_and_a_callers_freeze_stays() -> None:
+    """The first allocations after a run do not make a young collection walk everything the run
+    built (it is in the oldest generation), cycles the run dropped are still collected, and
+    objects a caller froze stay frozen."""
+    import gc
+    import weakref
+
+    class Cyclic:
+        me: object
+
+    loop = make_loop()
+    kept: list[list[int]] = []
+    dropped: list[weakref.ref[Cyclic]] = []
+
+    def build() -> None:
+        kept.extend([i] for i in range(5_000))
+        cyclic = Cyclic()
+        cyclic.me = cyclic
+        dropped.append(weakref.ref(cyclic))
+
+    loop.call_soon(build)
+    loop.run_until_idle()
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in kept)
+    gc.collect()
+    assert dropped[0]() is None
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        loop.call_soon(build)
+        loop.run_until_idle()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 @pytest.mark.parametrize("t", [0, 1, SECOND - 1, SECOND, 63 * SECOND + 999_999_999, -1, -SECOND, -SECOND - 1,
                                10**15 + 7])
 def test_format_time_truncates_to_the_whole_second_like_metav1_time(t: int) -> None:
