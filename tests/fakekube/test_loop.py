@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from fakekube._core.clock import SECOND, format_offset, format_time, parse_time, seconds
-from fakekube._core.loop import EventLoop, Priority
+from fakekube._core.loop import _LARGE_RUN, EventLoop, Priority
 from fakekube._core.rand import KUBE_NAME_ALPHABET, SeedTree
 from fakekube._core.trace import Trace
 from fakekube.errors import SimulationError, UsageError
@@ -166,8 +166,8 @@ def test_runs_pause_the_cyclic_gc_and_restore_it_even_on_error() -> None:
 
 
 def test_what_a_run_leaves_is_old_yet_collectable_and_a_callers_freeze_stays() -> None:
-    """The first allocations after a run do not make a young collection walk everything the run
-    built (it is in the oldest generation), cycles the run dropped are still collected, and
+    """The first allocations after a large run do not make a young collection walk everything the
+    run built (it is in the oldest generation), cycles the run dropped are still collected, and
     objects a caller froze stay frozen."""
     import gc
     import weakref
@@ -185,8 +185,13 @@ def test_what_a_run_leaves_is_old_yet_collectable_and_a_callers_freeze_stays() -
         cyclic.me = cyclic
         dropped.append(weakref.ref(cyclic))
 
-    loop.call_soon(build)
-    loop.run_until_idle()
+    def large_run() -> None:
+        for _ in range(_LARGE_RUN):
+            loop.call_soon(lambda: None)
+        loop.call_soon(build)
+        loop.run_until_idle()
+
+    large_run()
     oldest = {id(o) for o in gc.get_objects(generation=2)}
     assert all(id(item) in oldest for item in kept)
     gc.collect()
@@ -194,8 +199,7 @@ def test_what_a_run_leaves_is_old_yet_collectable_and_a_callers_freeze_stays() -
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
-        loop.call_soon(build)
-        loop.run_until_idle()
+        large_run()
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
