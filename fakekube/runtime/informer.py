@@ -61,29 +61,45 @@ def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
 
 class _Projection(Mapping[str, Any]):
     """The fields an index declared, read-only. Reading an undeclared one raises ``UsageError``;
-    a declared field the object lacks is missing, as in the object."""
+    a declared field the object lacks is missing, as in the object. (``get``, ``len`` and truth
+    are spelled out: index functions call them on every recomputation.)"""
 
     __slots__ = ("_index", "_obj", "_path", "_tree")
 
-    def __init__(self, obj: Mapping[str, Any], tree: Fields, index: str, path: tuple[str, ...] = ()) -> None:
+    def __init__(self, obj: dict[str, Any], tree: Fields, index: str, path: tuple[str, ...] = ()) -> None:
         self._obj, self._tree, self._index, self._path = obj, tree, index, path
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._tree:
-            field = ".".join((*self._path, key))
-            raise UsageError(f"the index {self._index!r} read {field}, which its uses= does not declare; "
-                             f"add {field!r} to uses= (or drop uses= to recompute the index on every change)")
-        value = self._obj[key]
+            raise self._undeclared(key)
+        return self._project(key, self._obj[key])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self._tree:
+            raise self._undeclared(key)
+        obj = self._obj
+        return self._project(key, obj[key]) if key in obj else default
+
+    def _project(self, key: str, value: Any) -> Any:
+        """What reading the declared field ``key`` (whose value is ``value``) gives."""
         sub = self._tree[key]
         if sub is None or not isinstance(value, dict):
             return value
         return _Projection(value, sub, self._index, (*self._path, key))
 
+    def _undeclared(self, key: str) -> UsageError:
+        field = ".".join((*self._path, key))
+        return UsageError(f"the index {self._index!r} read {field}, which its uses= does not declare; "
+                          f"add {field!r} to uses= (or drop uses= to recompute the index on every change)")
+
     def __iter__(self) -> Iterator[str]:
         return (key for key in self._tree if key in self._obj)
 
     def __len__(self) -> int:
-        return sum(1 for key in self._tree if key in self._obj)
+        return len(self._tree.keys() & self._obj.keys())
+
+    def __bool__(self) -> bool:
+        return not self._tree.keys().isdisjoint(self._obj.keys())
 
 
 class Informer:
