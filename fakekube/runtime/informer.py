@@ -59,6 +59,26 @@ def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
     return tree
 
 
+_PathTree = dict[str, tuple[int, "_PathTree"]]
+"""Declared paths by segment: each segment's bit (a path ending there; 0 if none) and what is below."""
+
+
+def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
+    """The bits of the paths in ``tree`` whose values differ between ``old`` and ``new`` (a field
+    of a non-dict is missing; a subtree both share is unchanged all the way down: it is frozen)."""
+    changed = 0
+    for part, (bit, below) in tree.items():
+        a = old.get(part) if isinstance(old, dict) else None
+        b = new.get(part) if isinstance(new, dict) else None
+        if a is b:
+            continue
+        if bit and a != b:
+            changed |= bit
+        if below:
+            changed |= _changed_under(below, a, b)
+    return changed
+
+
 class _Projection(Mapping[str, Any]):
     """The fields an index declared, read-only. Reading an undeclared one raises ``UsageError``;
     a declared field the object lacks is missing, as in the object. (``get``, ``len`` and truth
@@ -114,7 +134,9 @@ class Informer:
         self.delay = delay
         self.cache: dict[Key, dict[str, Any]] = {}
         self._indexers: dict[str, Indexer] = {}
-        self._uses: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+        self._paths: dict[tuple[str, ...], int] = {}  # every declared field path -> its bit
+        self._path_tree: _PathTree = {}  # the same paths by segment, so a shared prefix is read once
+        self._masks: dict[str, int | None] = {}  # each index's declared paths as bits (None: no uses)
         self._fields: dict[str, Fields] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
@@ -132,15 +154,31 @@ class Informer:
         object holding only those fields (reading another raises ``UsageError``). Without
         ``uses``, ``fn`` gets the whole object and runs on every change."""
         self._indexers[name] = fn
-        paths = None if uses is None else tuple(tuple(path.split(".")) for path in uses)
-        self._uses[name] = paths
-        if paths is not None:
+        if uses is None:
+            self._masks[name] = None
+            self._fields.pop(name, None)
+        else:
+            paths = tuple(tuple(path.split(".")) for path in uses)
+            self._masks[name] = sum({self._path_bit(path) for path in paths})
             self._fields[name] = _fields(paths)
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
             values = self._values.setdefault(key, {})[name] = self._index_values(name, fn, obj)
             for value in values:
                 index.setdefault(value, {})[key] = None
+
+    def _path_bit(self, path: tuple[str, ...]) -> int:
+        """The bit standing for ``path`` in the masks (each path declared by any index is compared
+        once per update, however many indexes declare it)."""
+        bit = self._paths.get(path)
+        if bit is None:
+            bit = self._paths[path] = 1 << len(self._paths)
+            node = self._path_tree
+            for depth, part in enumerate(path, 1):
+                bits, below = node.get(part, (0, {}))
+                node[part] = (bits | bit if depth == len(path) else bits, below)
+                node = below
+        return bit
 
     def add_handler(self, handler: Handler) -> None:
         self._handlers.append(handler)
@@ -254,10 +292,11 @@ class Informer:
         """A cached object changed: recompute the indexes whose declared fields changed (every
         index without ``uses``) and move the key between buckets where the values differ.
         ``previous`` (this key's values) is updated in place."""
-        uses = self._uses
+        changed = self._changed_paths(old, obj)
         for name, fn in self._indexers.items():
             before = previous.get(name)
-            if before is not None and self._unchanged(uses[name], old, obj):
+            mask = self._masks[name]
+            if before is not None and mask is not None and not mask & changed:
                 continue
             after = self._index_values(name, fn, obj)
             previous[name] = after
@@ -273,21 +312,9 @@ class Informer:
         fields = self._fields.get(name)
         return list(fn(obj if fields is None else _Projection(obj, fields, name)))
 
-    @staticmethod
-    def _unchanged(uses: tuple[tuple[str, ...], ...] | None, old: dict[str, Any], new: dict[str, Any]) -> bool:
-        if uses is None:
-            return False
-        for path in uses:
-            a: Any = old
-            b: Any = new
-            for part in path:
-                if a is b:  # a shared subtree (frozen): everything below it is equal too
-                    break
-                a = a.get(part) if isinstance(a, dict) else None
-                b = b.get(part) if isinstance(b, dict) else None
-            if a is not b and a != b:
-                return False
-        return True
+    def _changed_paths(self, old: dict[str, Any], new: dict[str, Any]) -> int:
+        """The bits of the declared paths whose values differ between ``old`` and ``new``."""
+        return _changed_under(self._path_tree, old, new)
 
     def _reindex(self, key: Key, previous: dict[str, list[str]], current: dict[str, list[str]]) -> None:
         for name, index in self._indexes.items():
