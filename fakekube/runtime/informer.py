@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime
@@ -63,13 +64,20 @@ _PathTree = dict[str, tuple[int, "_PathTree"]]
 """Declared paths by segment: each segment's bit (a path ending there; 0 if none) and what is below."""
 
 
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+
 def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
     """The bits of the paths in ``tree`` whose values differ between ``old`` and ``new`` (a field
     of a non-dict is missing; a subtree both share is unchanged all the way down: it is frozen)."""
+    if not isinstance(old, dict):
+        old = _NO_FIELDS
+    if not isinstance(new, dict):
+        new = _NO_FIELDS
     changed = 0
     for part, (bit, below) in tree.items():
-        a = old.get(part) if isinstance(old, dict) else None
-        b = new.get(part) if isinstance(new, dict) else None
+        a = old.get(part)
+        b = new.get(part)
         if a is b:
             continue
         if bit and a != b:
