@@ -113,10 +113,11 @@ class PodDefaulter:
     def admit(self, request: AdmissionRequest) -> None:
         if request.operation != "CREATE":
             return
-        # request.obj is the API server's private copy: mutate it in place.
+        # request.obj is the API server's private copy: mutate it in place. The leader's node is
+        # only read (its topology label), so the stored object is read without a copy.
         try:
             default_pod(request.obj, leader_candidates=self._candidates, in_place=True,
-                        get_node=lambda node: request.server.get("nodes", node))
+                        get_node=lambda node: request.server.get("nodes", node, copy=False))
         except ApiError as err:
             raise denial_through_apiserver(err, self.name) from None
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import random
-import uuid
 
 __all__ = ["KUBE_NAME_ALPHABET", "SeedTree", "Stream"]
 
 KUBE_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 """``k8s.io/apimachinery/pkg/util/rand``: no vowels (no words), no confusable 0/1/3."""
+
+_UUID_KEEP = ~((0xC000 << 48) | (0xF000 << 64))
+"""What a drawn 128-bit number keeps of its own: all but the variant and version bits."""
+_UUID_V4 = (0x8000 << 48) | (4 << 76)
+"""RFC 4122 variant (``10``) and version 4, as ``uuid.UUID(int=..., version=4)`` sets them."""
 
 
 class Stream:
@@ -30,8 +34,11 @@ class Stream:
         return "".join(self._rng.choice(KUBE_NAME_ALPHABET) for _ in range(length))
 
     def uid(self) -> str:
-        """An RFC 4122 version-4 UUID string drawn from this stream."""
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        """An RFC 4122 version-4 UUID string drawn from this stream (``str(uuid.UUID(int=bits,
+        version=4))`` for 128 drawn bits, formatted directly: a pod, an Event and a Job each take one)."""
+        bits = (self._rng.getrandbits(128) & _UUID_KEEP) | _UUID_V4
+        h = f"{bits:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def random(self) -> float:
         return self._rng.random()

@@ -11,8 +11,7 @@ the same verbs without the copies.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from fakekube._core.clock import SimTime
@@ -30,19 +29,19 @@ def _require_obj(obj: Any, verb: str) -> dict[str, Any]:
     return obj
 
 
-@contextmanager
-def field_validation_warnings(field_validation: str | None) -> Iterator[WriteInfo | None]:
-    """What a write with ``field_validation`` collects; its warnings are issued as :class:`ApiWarning`.
+def _write_info(field_validation: str | None) -> WriteInfo | None:
+    """What a write with ``field_validation`` collects (see :func:`_issue_warnings`).
 
     No ``field_validation`` (an in-process write): nothing is checked, as kube-apiserver's
-    typed clients never send unknown fields."""
-    if field_validation is None:
-        yield None
-        return
-    info = WriteInfo()
-    yield info
-    for text in info.warnings:
-        warnings.warn(ApiWarning(text), stacklevel=4)
+    typed clients never send unknown fields, and nothing is collected."""
+    return None if field_validation is None else WriteInfo()
+
+
+def _issue_warnings(info: WriteInfo | None) -> None:
+    """Issue what a successful write collected as :class:`ApiWarning` (attributed to the verb's caller)."""
+    if info is not None:
+        for text in info.warnings:
+            warnings.warn(ApiWarning(text), stacklevel=3)
 
 
 class _Verbs:
@@ -97,19 +96,23 @@ class _Verbs:
     def create(self, obj: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False,
                field_validation: str | None = None) -> dict[str, Any]:
         obj = _require_obj(obj, "create")
-        with field_validation_warnings(field_validation) as info:
-            return self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
-                                      copy_result=not self._shares, fresh_body=self._shares,
-                                      user_agent=self.user_agent, field_validation=field_validation, info=info,
-                                      trusted=self._writer)
+        info = _write_info(field_validation)
+        created = self.server.create(self._kind_of(obj), obj, namespace=namespace, dry_run=dry_run,
+                                     copy_result=not self._shares, fresh_body=self._shares,
+                                     user_agent=self.user_agent, field_validation=field_validation, info=info,
+                                     trusted=self._writer)
+        _issue_warnings(info)
+        return created
 
     def update(self, obj: dict[str, Any], *, dry_run: bool = False,
                field_validation: str | None = None) -> dict[str, Any]:
         obj = _require_obj(obj, "update")
-        with field_validation_warnings(field_validation) as info:
-            return self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
-                                      fresh_body=self._shares, user_agent=self.user_agent,
-                                      field_validation=field_validation, info=info, trusted=self._writer)
+        info = _write_info(field_validation)
+        updated = self.server.update(self._kind_of(obj), obj, dry_run=dry_run, copy_result=not self._shares,
+                                     fresh_body=self._shares, user_agent=self.user_agent,
+                                     field_validation=field_validation, info=info, trusted=self._writer)
+        _issue_warnings(info)
+        return updated
 
     def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = _require_obj(obj, "update_status")
@@ -119,11 +122,13 @@ class _Verbs:
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = "default", *,
               patch_type: str = "merge", subresource: str | None = None,
               field_validation: str | None = None) -> dict[str, Any]:
-        with field_validation_warnings(field_validation) as info:
-            return self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
-                                     subresource=subresource, copy_result=not self._shares,
-                                     user_agent=self.user_agent, field_validation=field_validation, info=info,
-                                     trusted=self._writer)
+        info = _write_info(field_validation)
+        patched = self.server.patch(kind, name, patch, namespace=namespace, patch_type=patch_type,
+                                    subresource=subresource, copy_result=not self._shares,
+                                    user_agent=self.user_agent, field_validation=field_validation, info=info,
+                                    trusted=self._writer)
+        _issue_warnings(info)
+        return patched
 
     def delete(self, kind: str, name: str, namespace: str | None = "default", *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

@@ -101,7 +101,7 @@ class Controller:
     def enqueue(self, key: Key, after: SimTime = 0) -> None:
         if self.stopped:
             return
-        when = self.loop.now + max(0, after)
+        when = self.loop.now + after if after > 0 else self.loop.now
         handle = self._queued.get(key)
         if handle is not None and not handle.cancelled:
             if handle.when <= when:

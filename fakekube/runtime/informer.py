@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime
@@ -59,31 +60,74 @@ def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
     return tree
 
 
+_PathTree = dict[str, tuple[int, "_PathTree"]]
+"""Declared paths by segment: each segment's bit (a path ending there; 0 if none) and what is below."""
+
+
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+
+def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
+    """The bits of the paths in ``tree`` whose values differ between ``old`` and ``new`` (a field
+    of a non-dict is missing; a subtree both share is unchanged all the way down: it is frozen)."""
+    if not isinstance(old, dict):
+        old = _NO_FIELDS
+    if not isinstance(new, dict):
+        new = _NO_FIELDS
+    changed = 0
+    for part, (bit, below) in tree.items():
+        a = old.get(part)
+        b = new.get(part)
+        if a is b:
+            continue
+        if bit and a != b:
+            changed |= bit
+        if below:
+            changed |= _changed_under(below, a, b)
+    return changed
+
+
 class _Projection(Mapping[str, Any]):
     """The fields an index declared, read-only. Reading an undeclared one raises ``UsageError``;
-    a declared field the object lacks is missing, as in the object."""
+    a declared field the object lacks is missing, as in the object. (``get``, ``len`` and truth
+    are spelled out: index functions call them on every recomputation.)"""
 
     __slots__ = ("_index", "_obj", "_path", "_tree")
 
-    def __init__(self, obj: Mapping[str, Any], tree: Fields, index: str, path: tuple[str, ...] = ()) -> None:
+    def __init__(self, obj: dict[str, Any], tree: Fields, index: str, path: tuple[str, ...] = ()) -> None:
         self._obj, self._tree, self._index, self._path = obj, tree, index, path
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._tree:
-            field = ".".join((*self._path, key))
-            raise UsageError(f"the index {self._index!r} read {field}, which its uses= does not declare; "
-                             f"add {field!r} to uses= (or drop uses= to recompute the index on every change)")
-        value = self._obj[key]
+            raise self._undeclared(key)
+        return self._project(key, self._obj[key])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self._tree:
+            raise self._undeclared(key)
+        obj = self._obj
+        return self._project(key, obj[key]) if key in obj else default
+
+    def _project(self, key: str, value: Any) -> Any:
+        """What reading the declared field ``key`` (whose value is ``value``) gives."""
         sub = self._tree[key]
         if sub is None or not isinstance(value, dict):
             return value
         return _Projection(value, sub, self._index, (*self._path, key))
 
+    def _undeclared(self, key: str) -> UsageError:
+        field = ".".join((*self._path, key))
+        return UsageError(f"the index {self._index!r} read {field}, which its uses= does not declare; "
+                          f"add {field!r} to uses= (or drop uses= to recompute the index on every change)")
+
     def __iter__(self) -> Iterator[str]:
         return (key for key in self._tree if key in self._obj)
 
     def __len__(self) -> int:
-        return sum(1 for key in self._tree if key in self._obj)
+        return len(self._tree.keys() & self._obj.keys())
+
+    def __bool__(self) -> bool:
+        return not self._tree.keys().isdisjoint(self._obj.keys())
 
 
 class Informer:
@@ -98,7 +142,9 @@ class Informer:
         self.delay = delay
         self.cache: dict[Key, dict[str, Any]] = {}
         self._indexers: dict[str, Indexer] = {}
-        self._uses: dict[str, tuple[tuple[str, ...], ...] | None] = {}
+        self._paths: dict[tuple[str, ...], int] = {}  # every declared field path -> its bit
+        self._path_tree: _PathTree = {}  # the same paths by segment, so a shared prefix is read once
+        self._masks: dict[str, int | None] = {}  # each index's declared paths as bits (None: no uses)
         self._fields: dict[str, Fields] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
@@ -116,15 +162,31 @@ class Informer:
         object holding only those fields (reading another raises ``UsageError``). Without
         ``uses``, ``fn`` gets the whole object and runs on every change."""
         self._indexers[name] = fn
-        paths = None if uses is None else tuple(tuple(path.split(".")) for path in uses)
-        self._uses[name] = paths
-        if paths is not None:
+        if uses is None:
+            self._masks[name] = None
+            self._fields.pop(name, None)
+        else:
+            paths = tuple(tuple(path.split(".")) for path in uses)
+            self._masks[name] = sum({self._path_bit(path) for path in paths})
             self._fields[name] = _fields(paths)
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
             values = self._values.setdefault(key, {})[name] = self._index_values(name, fn, obj)
             for value in values:
                 index.setdefault(value, {})[key] = None
+
+    def _path_bit(self, path: tuple[str, ...]) -> int:
+        """The bit standing for ``path`` in the masks (each path declared by any index is compared
+        once per update, however many indexes declare it)."""
+        bit = self._paths.get(path)
+        if bit is None:
+            bit = self._paths[path] = 1 << len(self._paths)
+            node = self._path_tree
+            for depth, part in enumerate(path, 1):
+                bits, below = node.get(part, (0, {}))
+                node[part] = (bits | bit if depth == len(path) else bits, below)
+                node = below
+        return bit
 
     def add_handler(self, handler: Handler) -> None:
         self._handlers.append(handler)
@@ -238,10 +300,11 @@ class Informer:
         """A cached object changed: recompute the indexes whose declared fields changed (every
         index without ``uses``) and move the key between buckets where the values differ.
         ``previous`` (this key's values) is updated in place."""
-        uses = self._uses
+        changed = self._changed_paths(old, obj)
         for name, fn in self._indexers.items():
             before = previous.get(name)
-            if before is not None and self._unchanged(uses[name], old, obj):
+            mask = self._masks[name]
+            if before is not None and mask is not None and not mask & changed:
                 continue
             after = self._index_values(name, fn, obj)
             previous[name] = after
@@ -257,21 +320,9 @@ class Informer:
         fields = self._fields.get(name)
         return list(fn(obj if fields is None else _Projection(obj, fields, name)))
 
-    @staticmethod
-    def _unchanged(uses: tuple[tuple[str, ...], ...] | None, old: dict[str, Any], new: dict[str, Any]) -> bool:
-        if uses is None:
-            return False
-        for path in uses:
-            a: Any = old
-            b: Any = new
-            for part in path:
-                if a is b:  # a shared subtree (frozen): everything below it is equal too
-                    break
-                a = a.get(part) if isinstance(a, dict) else None
-                b = b.get(part) if isinstance(b, dict) else None
-            if a is not b and a != b:
-                return False
-        return True
+    def _changed_paths(self, old: dict[str, Any], new: dict[str, Any]) -> int:
+        """The bits of the declared paths whose values differ between ``old`` and ``new``."""
+        return _changed_under(self._path_tree, old, new)
 
     def _reindex(self, key: Key, previous: dict[str, list[str]], current: dict[str, list[str]]) -> None:
         for name, index in self._indexes.items():

@@ -13,7 +13,8 @@ them to the fake API server:
   adapter may also return a superset (e.g. every pod of the namespace). May raise
   :class:`~fakekube.errors.ApiError`.
 * ``get_node(name) -> node``: raises :class:`~fakekube.errors.ApiError` (e.g. ``NotFound``,
-  404 ``nodes "<name>" not found``) when the read fails.
+  404 ``nodes "<name>" not found``) when the read fails. The node is only read, never changed,
+  so an adapter may return a shared (frozen) object.
 
 Denials: plain upstream errors raise :class:`~fakekube.errors.Forbidden` (403, reason
 ``Forbidden``, message = the error text, as controller-runtime's ``admission.Denied``); an

@@ -60,6 +60,38 @@ def test_an_index_with_uses_is_not_recomputed_when_those_fields_are_unchanged() 
     assert _names(pods.by_index("node", "n1")) == ["p"]
 
 
+def test_indexes_sharing_declared_paths_each_recompute_exactly_when_their_own_fields_change() -> None:
+    """A path several indexes declare, or one declared whole above another's, is compared once per
+    update; each index still reruns only when one of its own fields changed."""
+    cluster = _cluster()
+    pods = cluster.runtime.informer("pods")
+    calls: list[str] = []
+
+    def index(name: str, read: Any) -> None:
+        def fn(pod: Mapping[str, Any]) -> list[str]:
+            calls.append(name)
+            return [str(read(pod))]
+        pods.add_index(name, fn, uses=USES[name])
+
+    USES = {"meta": ("metadata",), "team": ("metadata.labels",), "team+node": ("metadata.labels", "spec.nodeName")}
+    index("meta", lambda p: sorted(p["metadata"].get("annotations") or {}))
+    index("team", lambda p: (p["metadata"].get("labels") or {}).get("team"))
+    index("team+node", lambda p: (p["metadata"].get("labels") or {}).get("team", "") + p["spec"].get("nodeName", ""))
+    cluster.create(make_pod("p", labels={"team": "red"}, nodeName="n1"))
+    cluster.run_until_idle()
+    assert sorted(calls) == ["meta", "team", "team+node"]
+    calls.clear()
+    cluster.patch("pods", "p", {"status": {"phase": "Running"}}, subresource="status")
+    cluster.run_until_idle()
+    assert calls == ["meta"]  # resourceVersion is under metadata: the whole-metadata index reruns
+    calls.clear()
+    cluster.patch("pods", "p", {"metadata": {"labels": {"team": "blue"}}})
+    cluster.run_until_idle()
+    assert calls == ["meta", "team", "team+node"]
+    assert _names(pods.by_index("team", "blue")) == _names(pods.by_index("team+node", "bluen1")) == ["p"]
+    assert pods.by_index("team", "red") == []
+
+
 def test_an_index_without_uses_sees_every_change() -> None:
     cluster = _cluster()
     pods = cluster.runtime.informer("pods")

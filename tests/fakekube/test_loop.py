@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import uuid
+
 import pytest
 
 from fakekube._core.clock import SECOND, format_offset, format_time, parse_time, seconds
-from fakekube._core.loop import EventLoop, Priority
+from fakekube._core.loop import _LARGE_RUN, EventLoop, Priority
 from fakekube._core.rand import KUBE_NAME_ALPHABET, SeedTree
 from fakekube._core.trace import Trace
 from fakekube.errors import SimulationError, UsageError
@@ -114,6 +117,16 @@ def test_seed_streams_are_independent_and_stable() -> None:
     assert len(uid) == 36 and uid[14] == "4"
 
 
+def test_a_uid_is_the_uuid4_of_the_streams_next_128_bits() -> None:
+    """UIDs (in every golden trace and stored object) stay what ``uuid.UUID(version=4)`` made of the
+    stream's draws: same text, RFC 4122 variant and version bits set."""
+    stream, rng = SeedTree(3).stream("uids"), random.Random(SeedTree(3).child_seed("uids"))
+    for _ in range(2000):
+        uid = stream.uid()
+        assert uid == str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        assert uuid.UUID(uid).version == 4 and uuid.UUID(uid).variant == uuid.RFC_4122
+
+
 def test_a_livelock_inside_advance_fails_fast_naming_the_instant() -> None:
     loop = make_loop(max_steps_per_instant=500)
 
@@ -150,6 +163,46 @@ def test_runs_pause_the_cyclic_gc_and_restore_it_even_on_error() -> None:
         assert seen[-1] is False and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_run_leaves_is_old_yet_collectable_and_a_callers_freeze_stays() -> None:
+    """The first allocations after a large run do not make a young collection walk everything the
+    run built (it is in the oldest generation), cycles the run dropped are still collected, and
+    objects a caller froze stay frozen."""
+    import gc
+    import weakref
+
+    class Cyclic:
+        me: object
+
+    loop = make_loop()
+    kept: list[list[int]] = []
+    dropped: list[weakref.ref[Cyclic]] = []
+
+    def build() -> None:
+        kept.extend([i] for i in range(5_000))
+        cyclic = Cyclic()
+        cyclic.me = cyclic
+        dropped.append(weakref.ref(cyclic))
+
+    def large_run() -> None:
+        for _ in range(_LARGE_RUN):
+            loop.call_soon(lambda: None)
+        loop.call_soon(build)
+        loop.run_until_idle()
+
+    large_run()
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in kept)
+    gc.collect()
+    assert dropped[0]() is None
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        large_run()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.parametrize("t", [0, 1, SECOND - 1, SECOND, 63 * SECOND + 999_999_999, -1, -SECOND, -SECOND - 1,
