@@ -79,12 +79,16 @@ def valid_pods(ctx: SyncCtx, uncounted: set[str], keep: Any) -> list[dict[str, A
             continue
         if not keep(pod):
             continue
-        if indexed:
-            ix = completion_index(pod)
-            if ix == UNKNOWN_INDEX or ix >= completions:
-                continue
+        if indexed and not _index_in_range(pod, completions):
+            continue
         out.append(pod)
     return out
+
+
+def _index_in_range(pod: dict[str, Any], completions: int) -> bool:
+    """An Indexed Job's pod counts only with a completion index in ``[0, completions)``."""
+    ix = completion_index(pod)
+    return ix != UNKNOWN_INDEX and ix < completions
 
 
 def new_finished_pods(ctx: SyncCtx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -114,10 +118,8 @@ def new_finished_pods(ctx: SyncCtx) -> tuple[list[dict[str, Any]], list[dict[str
             out = failed
         else:
             continue
-        if indexed:
-            ix = completion_index(pod)
-            if ix == UNKNOWN_INDEX or ix >= completions:
-                continue
+        if indexed and not _index_in_range(pod, completions):
+            continue
         out.append(pod)
     return succeeded, failed
 
