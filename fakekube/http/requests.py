@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from fakekube.apiserver.field_manager import WriteInfo
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import WatchEvent
-from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, UsageError
+from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, SimulationError, UsageError
 from fakekube.http import discovery, openapi_v3, tables
 from fakekube.http.clocks import wall
 from fakekube.http.custom_resources import crd_for
@@ -199,6 +199,8 @@ class RequestHandler:
         except UsageError as err:  # a name the registry does not know, reached through the URL
             return Response.status(_status(404, "NotFound", NOT_FOUND_MESSAGE, {}) if "unknown resource" in str(err)
                                    else _status(400, "BadRequest", str(err)))
+        except SimulationError as err:  # a request the simulation cannot take (its budget): said, not hidden
+            return Response.status(_status(500, "InternalError", f"Internal error occurred: {err}"))
 
     # ------------------------------------------------------------------ routing
     def _route(self, method: str, path: str, query: dict[str, str], headers: Message,

@@ -24,3 +24,27 @@ def test_a_million_replicas_is_a_simulation_error_at_admission() -> None:
         "Jobs and 100000 pods per JobSet (jobset_ref.api.validation.MAX_SIMULATED_JOBS / MAX_SIMULATED_PODS): "
         "make it smaller")
     assert cluster.api.store.rv == rv
+
+
+def test_over_http_the_budget_is_a_status_that_says_so() -> None:
+    """kubectl (any client) gets a 500 Status naming the budget, not a generic internal error,
+    and the server records no failure of its own."""
+    import http.client
+    import json
+
+    cluster = FakeCluster(seed=0)
+    jobset_ref.install(cluster)
+    body = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+            "spec": {"replicatedJobs": [{"name": "w", "replicas": 20_000, "template": {"spec": JOB_SPEC}}]}}
+    with cluster.serve() as server:
+        conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        conn.request("POST", "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets", body=json.dumps(body),
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        status = json.loads(resp.read())
+        conn.close()
+        assert server.errors == []
+    assert resp.status == 500
+    assert status["reason"] == "InternalError"
+    assert status["message"].startswith("Internal error occurred: this JobSet asks for 20000 Jobs running up to "
+                                        "20000 pods at once; the simulation's budget is 10000 Jobs")
