@@ -109,6 +109,7 @@ from fakekube._core.clock import SECOND, SimTime, format_time, seconds
 from fakekube._core.gocompat import go_duration, go_quote
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
+from fakekube._core.multimap import discard
 from fakekube.components.kubelet_probes import Outcome, parse_outcome, probe_of, timeline
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
@@ -278,14 +279,18 @@ class Kubelet:
         self._running = False
         self._now_at: SimTime | None = None
         self._now_str = ""
+        # node -> keys of the cached pods bound to it (and, after an informer restart dropped its
+        # cache silently, keys since gone or moved: _pods_on checks each against the cache)
+        self._node_pods: dict[str, dict[PodKey, None]] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         self._running = True
         self._nodes = self.rt.informer("nodes")
         self._pods = self.rt.informer("pods")
-        self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [],
-                             uses=("spec.nodeName",))
+        for pod in self._pods.list():
+            self._track_node("ADDED", pod, None)
+        self._pods.add_handler(self._track_node)
         self._pods.add_handler(self._on_pod)
         self._nodes.add_handler(self._on_node)
 
@@ -338,7 +343,7 @@ class Kubelet:
         status["conditions"] = conditions
         self.client.update_status(node)
         self.rt.trace.add(f"kubelet node {name} failed")
-        for pod in list(self._pods.by_index("kubelet/node", name)):
+        for pod in self._pods_on(name):
             if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 continue
             key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
@@ -418,6 +423,29 @@ class Kubelet:
             return default
 
     # ------------------------------------------------------------------ events
+    def _track_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Keep ``_node_pods`` as the informer's cache changes (every change but a restart's silent
+        drop reaches its handlers): a pod moves only when its ``spec.nodeName`` does."""
+        node = None if type_ == "DELETED" else (obj.get("spec") or {}).get("nodeName")
+        before = None if old is None else (old.get("spec") or {}).get("nodeName")
+        if node == before:
+            return
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        if before:
+            discard(self._node_pods, before, key)
+        if node:
+            self._node_pods.setdefault(node, {})[key] = None
+
+    def _pods_on(self, node: str) -> list[dict[str, Any]]:
+        """The cached pods bound to ``node``, in (namespace, name) order."""
+        pods = []
+        for namespace, name in sorted(self._node_pods.get(node, ())):
+            pod = self._pods.get(name, namespace)
+            if pod is not None and (pod.get("spec") or {}).get("nodeName") == node:
+                pods.append(pod)
+        return pods
+
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         if not self._running:
             return
@@ -457,7 +485,7 @@ class Kubelet:
         bound to it start, as the pod events that came first could not start them."""
         if not self._running or type_ != "ADDED":
             return
-        for pod in list(self._pods.by_index("kubelet/node", obj["metadata"]["name"])):
+        for pod in self._pods_on(obj["metadata"]["name"]):
             self._on_pod("ADDED", pod, None)
 
     def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
