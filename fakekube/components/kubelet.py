@@ -109,6 +109,7 @@ from fakekube._core.clock import SECOND, SimTime, format_time, seconds
 from fakekube._core.gocompat import go_duration, go_quote
 from fakekube._core.jsonutil import deep_copy
 from fakekube._core.loop import Handle
+from fakekube._core.multimap import discard
 from fakekube.components.kubelet_probes import Outcome, parse_outcome, probe_of, timeline
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
@@ -145,11 +146,13 @@ ANNOTATION_PROBE_PREFIX = "fakekube.io/"  # + readiness / liveness / startup [+ 
 ANNOTATION_INIT_RUN_SECONDS = "fakekube.io/init-run-seconds"  # [+ .<init container>]
 ANNOTATION_INIT_EXIT_CODE = "fakekube.io/init-exit-code"  # [+ .<init container>]
 
-KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+KUBELET_CONDITIONS = frozenset({"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady"})
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
 UNKNOWN_MESSAGE = "The container could not be located when the pod was terminated"
 
 PodKey = tuple[str, str]
+# A pod condition the kubelet owns, as (status, reason, message); "" stands for an absent field.
+Condition = tuple[str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +184,14 @@ class _Run:
     initialized: bool = False
     init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
     init_restarts: dict[str, int] = field(default_factory=dict)
+    container_ids: dict[tuple[str, int], str] = field(default_factory=dict)  # (container, restarts) -> ID
+
+    def container_id(self, name: str, restarts: int) -> str:
+        """The runtime's ID of ``name``'s ``restarts``-th run: a hash of the pod's UID, the name and the count."""
+        cid = self.container_ids.get((name, restarts))
+        if cid is None:
+            cid = self.container_ids[(name, restarts)] = f"containerd://{_hex(f'{self.uid}/{name}/{restarts}')}"
+        return cid
 
     def cancel(self) -> None:
         for h in self.handles:
@@ -224,16 +235,21 @@ def _image_ids(image: str) -> tuple[str, str]:
 def _probed_containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
     """Restartable init containers (sidecars), then app containers: those that run and are probed."""
     spec = pod.get("spec") or {}
-    return [*(c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"),
-            *(spec.get("containers") or [])]
+    inits = spec.get("initContainers")
+    if not inits:
+        return spec.get("containers") or []
+    return [*(c for c in inits if c.get("restartPolicy") == "Always"), *(spec.get("containers") or [])]
 
 
-def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+_TRUE: Condition = ("True", "", "")
+
+
+def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> Condition:
     """The Ready condition of a pod whose containers are ready: True unless a readiness gate's
     condition (owned by whoever sets it through ``pods/status``) is missing or not True."""
     gates = (pod.get("spec") or {}).get("readinessGates") or []
     if not gates:
-        return {"status": "True"}
+        return _TRUE
     current = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
     messages = []
     for gate in gates:
@@ -243,8 +259,8 @@ def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> dict[str, A
         elif current[ctype] != "True":
             messages.append(f"the status of pod readiness gate {go_quote(str(ctype or ''))} is not \"True\", but {current[ctype]}")
     if messages:
-        return {"status": "False", "reason": "ReadinessGatesNotReady", "message": ", ".join(messages)}
-    return {"status": "True"}
+        return "False", "ReadinessGatesNotReady", ", ".join(messages)
+    return _TRUE
 
 
 class Kubelet:
@@ -261,14 +277,20 @@ class Kubelet:
         self._failed_nodes: dict[str, None] = {}
         self._next_ip = 0
         self._running = False
+        self._now_at: SimTime | None = None
+        self._now_str = ""
+        # node -> keys of the cached pods bound to it (and, after an informer restart dropped its
+        # cache silently, keys since gone or moved: _pods_on checks each against the cache)
+        self._node_pods: dict[str, dict[PodKey, None]] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         self._running = True
         self._nodes = self.rt.informer("nodes")
         self._pods = self.rt.informer("pods")
-        self._pods.add_index("kubelet/node", lambda p: [n] if (n := (p.get("spec") or {}).get("nodeName")) else [],
-                             uses=("spec.nodeName",))
+        for pod in self._pods.list():
+            self._track_node("ADDED", pod, None)
+        self._pods.add_handler(self._track_node)
         self._pods.add_handler(self._on_pod)
         self._nodes.add_handler(self._on_node)
 
@@ -307,7 +329,7 @@ class Kubelet:
         if name in self._failed_nodes:
             raise UsageError(f"node {name!r} has already failed")
         self._failed_nodes[name] = None
-        now = format_time(self.rt.now)
+        now = self._now_text()
         taints = [t for t in (node.get("spec") or {}).get("taints") or [] if t.get("key") != UNREACHABLE_TAINT]
         taints += [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule", "timeAdded": now},
                    {"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": now}]
@@ -321,7 +343,7 @@ class Kubelet:
         status["conditions"] = conditions
         self.client.update_status(node)
         self.rt.trace.add(f"kubelet node {name} failed")
-        for pod in list(self._pods.by_index("kubelet/node", name)):
+        for pod in self._pods_on(name):
             if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 continue
             key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
@@ -342,6 +364,13 @@ class Kubelet:
                              f"{where}, {state}); advance the clock until it runs, or script its outcome with "
                              f"annotations or script_pods()")
         return run
+
+    def _now_text(self) -> str:
+        """``format_time`` of the current instant, formatted once per instant."""
+        now = self.rt.now
+        if now != self._now_at:
+            self._now_at, self._now_str = now, format_time(now)
+        return self._now_str
 
     def _later(self, run: _Run, delay: SimTime, fn: Any, label: str) -> None:
         run.handles.append(self.rt.loop.call_later(delay, fn, label=f"kubelet {label} {run.key[0]}/{run.key[1]}"))
@@ -394,6 +423,29 @@ class Kubelet:
             return default
 
     # ------------------------------------------------------------------ events
+    def _track_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Keep ``_node_pods`` as the informer's cache changes (every change but a restart's silent
+        drop reaches its handlers): a pod moves only when its ``spec.nodeName`` does."""
+        node = None if type_ == "DELETED" else (obj.get("spec") or {}).get("nodeName")
+        before = None if old is None else (old.get("spec") or {}).get("nodeName")
+        if node == before:
+            return
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        if before:
+            discard(self._node_pods, before, key)
+        if node:
+            self._node_pods.setdefault(node, {})[key] = None
+
+    def _pods_on(self, node: str) -> list[dict[str, Any]]:
+        """The cached pods bound to ``node``, in (namespace, name) order."""
+        pods = []
+        for namespace, name in sorted(self._node_pods.get(node, ())):
+            pod = self._pods.get(name, namespace)
+            if pod is not None and (pod.get("spec") or {}).get("nodeName") == node:
+                pods.append(pod)
+        return pods
+
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         if not self._running:
             return
@@ -433,16 +485,15 @@ class Kubelet:
         bound to it start, as the pod events that came first could not start them."""
         if not self._running or type_ != "ADDED":
             return
-        for pod in list(self._pods.by_index("kubelet/node", obj["metadata"]["name"])):
+        for pod in self._pods_on(obj["metadata"]["name"]):
             self._on_pod("ADDED", pod, None)
 
     def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
         """Rewrite the Ready condition when a readiness gate's condition changed what it should say."""
         status = pod.get("status") or {}
-        wanted = {"type": "Ready", **self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
-                                                          phase="Running")[2]}
+        wanted = self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod), phase="Running")[2]
         current = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
-        if all(current.get(k) == wanted.get(k) for k in ("status", "reason", "message")):
+        if all(current.get(k) == (w or None) for k, w in zip(("status", "reason", "message"), wanted[1:], strict=True)):
             return
         self._write(run, lambda p, s: self._running_status(run, p, s))
 
@@ -498,48 +549,46 @@ class Kubelet:
         if self._runs.get(run.key) is run:
             del self._runs[run.key]
 
-    def _set_conditions(self, status: dict[str, Any], wanted: list[dict[str, Any]]) -> None:
-        """Kubelet-owned conditions first, in the kubelet's order; others (PodScheduled, …) after."""
-        now = format_time(self.rt.now)
+    def _set_conditions(self, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
+        """Kubelet-owned conditions ``(type, status, reason, message)`` first, in the kubelet's
+        order; others (PodScheduled, …) after."""
+        now = self._now_text()
         conditions = status.get("conditions") or []
         old = {c.get("type"): c for c in conditions}
         out = []
-        for cond in wanted:
-            ctype, cstatus = cond["type"], cond["status"]
+        for ctype, cstatus, reason, message in wanted:
             prev = old.get(ctype)
             ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cstatus else now
             new = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": ltt}
-            if reason := cond.get("reason"):
+            if reason:
                 new["reason"] = reason
-            if message := cond.get("message"):
+            if message:
                 new["message"] = message
             out.append(new)
         out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
         status["conditions"] = out
 
     def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
-                        phase: str, incomplete: list[str] | None = None) -> list[dict[str, Any]]:
-        """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates."""
+                        phase: str, incomplete: list[str] | None = None) -> list[tuple[str, str, str, str]]:
+        """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates.
+        Each condition is ``(type, status, reason, message)``, "" for an absent field."""
+        ready_c: Condition
         if phase in ("Succeeded", "Failed"):
-            reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
-            ready_c: dict[str, Any] = {"status": "False", "reason": reason}
+            ready_c = ("False", "PodCompleted" if phase == "Succeeded" else "PodFailed", "")
             pod_ready = ready_c
         elif not unready:
-            ready_c = {"status": "True"}
+            ready_c = _TRUE
             pod_ready = _gates_condition(pod, status)
         else:
-            ready_c = {"status": "False", "reason": "ContainersNotReady",
-                       "message": f"containers with unready status: [{' '.join(unready)}]"}
+            ready_c = ("False", "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]")
             pod_ready = ready_c
-        init: dict[str, Any] = {"status": "True"}
+        init: Condition = _TRUE
         if phase == "Succeeded":
-            init["reason"] = "PodCompleted"
+            init = ("True", "PodCompleted", "")
         elif incomplete:
-            init = {"status": "False", "reason": "ContainersNotInitialized",
-                    "message": f"containers with incomplete status: [{' '.join(incomplete)}]"}
-        return [{"type": "PodReadyToStartContainers", "status": "True" if sandbox else "False"},
-                {"type": "Initialized", **init}, {"type": "Ready", **pod_ready},
-                {"type": "ContainersReady", **ready_c}]
+            init = ("False", "ContainersNotInitialized", f"containers with incomplete status: [{' '.join(incomplete)}]")
+        return [("PodReadyToStartContainers", "True" if sandbox else "False", "", ""), ("Initialized", *init),
+                ("Ready", *pod_ready), ("ContainersReady", *ready_c)]
 
     def _unready(self, run: _Run, pod: dict[str, Any]) -> list[str]:
         """Names of the sidecars and app containers that are not ready, in upstream's order."""
@@ -602,8 +651,7 @@ class Kubelet:
                                   "imageID": "", "started": started}
         if created:
             status["imageID"] = image_id
-            seed = f"{run.uid}/{c['name']}/{count}"
-            status["containerID"] = f"containerd://{_hex(seed)}"
+            status["containerID"] = run.container_id(c["name"], count)
         return status
 
     # ------------------------------------------------------------------ stages
@@ -616,7 +664,7 @@ class Kubelet:
             status["phase"] = "Pending"
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
-            status["startTime"] = format_time(self.rt.now)
+            status["startTime"] = self._now_text()
             self._pending_status(run, pod, status)
 
         pod = self._write(run, mutate)
@@ -697,7 +745,7 @@ class Kubelet:
         if pod is None or run.stage != "initializing":
             return
         inits = (pod.get("spec") or {}).get("initContainers") or []
-        now = format_time(self.rt.now)
+        now = self._now_text()
         while index < len(inits):
             c = inits[index]
             name = c["name"]
@@ -744,7 +792,7 @@ class Kubelet:
         c = ((pod.get("spec") or {}).get("initContainers") or [])[index]
         name, ns, uid = c["name"], run.key[0], run.uid
         term = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
-                               "startedAt": started_at, "finishedAt": format_time(self.rt.now)}}
+                               "startedAt": started_at, "finishedAt": self._now_text()}}
         if code == 0:
             run.init_states[name] = term
             self._init_step(run, index + 1)
@@ -852,7 +900,7 @@ class Kubelet:
             term["message"] = message
         if run.started_at is not None:
             term["startedAt"] = format_time(run.started_at)
-        term["finishedAt"] = format_time(self.rt.now)
+        term["finishedAt"] = self._now_text()
         return {"terminated": term}
 
     def _exit(self, run: _Run, code: int, reason: str) -> None:
@@ -945,7 +993,7 @@ class Kubelet:
             # App containers an init container kept from starting were never created.
             unknown = None if previous == "running" else {"terminated": {
                 "exitCode": 137, "reason": "ContainerStatusUnknown", "message": UNKNOWN_MESSAGE,
-                "finishedAt": format_time(self.rt.now)}}
+                "finishedAt": self._now_text()}}
             self._finish(run, live, code, "Error", apps=unknown)
             self._delete(run)
 
@@ -968,7 +1016,7 @@ class Kubelet:
         started = run.started_at is not None and run.stage in ("running", "backoff", "terminating")
 
         def disruption(status: dict[str, Any]) -> None:
-            now = format_time(self.rt.now)
+            now = self._now_text()
             conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
             conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
                                "lastTransitionTime": now, "reason": "DeletionByTaintManager",

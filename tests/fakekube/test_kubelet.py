@@ -242,3 +242,23 @@ def test_init_containers_and_sidecars() -> None:
     assert "running" in inits["proxy"]["state"]
     cluster.run_until(lambda: phase(cluster, "p") == "Succeeded", timeout=10)
     assert cluster.elapsed == 4.010
+
+
+def test_fail_node_after_the_pod_informer_restarted() -> None:
+    """A restart drops the informer's cache without DELETED deliveries and lists again: the
+    kubelet still fails exactly the pods bound to the node, including those moved or gone since."""
+    cluster, kubelet = make_cluster(nodes=2)
+    for name, node in (("a", "n0"), ("b", "n1"), ("c", "n0"), ("d", "n1")):
+        cluster.create(pod(name, nodeName=node))
+    cluster.advance(5)
+    informer = cluster.runtime.informer("pods")
+    informer.stop()  # deliveries stop: the deletion of c reaches no handler
+    cluster.delete("pods", "c", grace_period_seconds=0)
+    informer.restart()
+    cluster.run_until_idle()
+    kubelet.fail_node("n0")
+    cluster.run_until_idle()
+    assert not cluster.exists("pods", "a") and not cluster.exists("pods", "c")
+    assert [phase(cluster, name) for name in ("b", "d")] == ["Running", "Running"]
+    assert [line.split(" ", 1)[1] for line in cluster.trace.grep("Failed (exit")] == [
+        "kubelet default/a Failed (exit 137, Error)"]

@@ -86,9 +86,23 @@ def _container_requests(c: dict[str, Any]) -> dict[str, int]:
 
 def pod_requests(spec: dict[str, Any]) -> dict[str, int]:
     """Effective pod request per resource (cpu in millicores), as ``resourcehelper.PodRequests``."""
+    return _effective_requests(spec, _app_requests(spec))
+
+
+def pod_resources(spec: dict[str, Any]) -> tuple[dict[str, int], tuple[int, int]]:
+    """``pod_requests`` and ``nonzero`` of a pod, from one parse of its app containers' requests."""
+    apps = _app_requests(spec)
+    return _effective_requests(spec, apps), _nonzero(apps)
+
+
+def _app_requests(spec: dict[str, Any]) -> list[dict[str, int]]:
+    return [_container_requests(c) for c in spec.get("containers") or []]
+
+
+def _effective_requests(spec: dict[str, Any], apps: list[dict[str, int]]) -> dict[str, int]:
     total: dict[str, int] = {}
-    for c in spec.get("containers") or []:
-        for k, v in _container_requests(c).items():
+    for req in apps:
+        for k, v in req.items():
             total[k] = total.get(k, 0) + v
     sidecars: dict[str, int] = {}
     init_max: dict[str, int] = {}
@@ -113,9 +127,12 @@ def pod_requests(spec: dict[str, Any]) -> dict[str, int]:
 
 def nonzero(spec: dict[str, Any]) -> tuple[int, int]:
     """Cpu and memory with upstream's per-container defaults (``GetNonzeroRequests``), for scores."""
+    return _nonzero(_app_requests(spec))
+
+
+def _nonzero(apps: list[dict[str, int]]) -> tuple[int, int]:
     cpu = mem = 0
-    for c in spec.get("containers") or []:
-        req = _container_requests(c)
+    for req in apps:
         cpu += req.get("cpu") or DEFAULT_MILLI_CPU
         mem += req.get("memory") or DEFAULT_MEMORY
     return cpu, mem
@@ -275,6 +292,7 @@ class Attempt:
     existing_memo: dict[Pair, bool] = field(default_factory=dict)
     key: PodKey = ("", "")
     priority: int = 0
+    nonzero: tuple[int, int] = (0, 0)  # the pod's ``nonzero`` requests, for scores
 
     def forget_memos(self) -> None:
         """Drop what was learnt about the bound pods (they changed: a preemption dry run)."""
@@ -303,6 +321,8 @@ class Filters:
         self._node_pods: dict[str, dict[PodKey, None]] = {}
         # label key -> value -> bound pods, for the keys pod affinity has asked about so far
         self._pods_by_label: dict[str, dict[str, dict[PodKey, None]]] = {}
+        # topology domain -> bound pods on its nodes, for the keys anti-affinity has asked about so far
+        self._domain_keys: dict[str, None] = {}
         self._domain_pods: dict[Pair, dict[PodKey, None]] = {}
         self._domain_anti: dict[Pair, dict[PodKey, None]] = {}
         self._anti_keys: dict[str, int] = {}
@@ -313,8 +333,9 @@ class Filters:
         spec, meta = pod.get("spec") or {}, pod["metadata"]
         node_affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        requests, nonzero_requests = pod_resources(spec)
         return Attempt(pod=pod, namespace=meta.get("namespace") or "default",
-                       labels=dict(meta.get("labels") or {}), requests=pod_requests(spec),
+                       labels=dict(meta.get("labels") or {}), requests=requests, nonzero=nonzero_requests,
                        tolerations=list(spec.get("tolerations") or []),
                        node_selector=dict(spec.get("nodeSelector") or {}),
                        required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),
@@ -393,6 +414,17 @@ class Filters:
                     by_value.setdefault(pod.labels[label_key], {})[key] = None
         return by_value
 
+    def _pods_in_domain(self, pair: Pair) -> dict[PodKey, None]:
+        """Bound pods on the nodes labelled ``pair`` (the label's key indexed from now on)."""
+        if pair[0] not in self._domain_keys:
+            self._domain_keys[pair[0]] = None
+            for key, pod in self._bound.items():
+                node = self._nodes.get(pod.node)
+                value = None if node is None else node.labels.get(pair[0])
+                if value is not None:
+                    self._domain_pods.setdefault((pair[0], value), {})[key] = None
+        return self._domain_pods.get(pair, {})
+
     def _satisfies_affinity(self, node: NodeInfo, at: Attempt) -> bool:
         """``satisfyPodAffinity``: counts come from pods matching *all* the pod's affinity terms."""
         if at.affinity_pairs is None:
@@ -434,7 +466,7 @@ class Filters:
         if hit is None:
             t = at.anti_terms[i]
             hit = any(t.matches(key[0], self._bound[key].labels, self._ns_labels)
-                      for key in self._domain_pods.get((t.topology_key, value), {}))
+                      for key in self._pods_in_domain((t.topology_key, value)))
             at.anti_memo[memo_key] = hit
         return hit
 

@@ -22,9 +22,9 @@ order is built the first time a pod needs it and kept up to date from then on:
 
 So the multislice shape (leaders with exclusive placement, then followers pinned to their
 leader's pool) costs O(log n) per pod, however many pools and nodes there are. Inter-pod
-(anti-)affinity keeps, per topology domain ``(key, value)``, the bound pods there (and those
-carrying anti-affinity terms), so a check looks at one domain's pods, memoised per scheduling
-attempt.
+(anti-)affinity keeps, per topology domain ``(key, value)``, the bound pods there (for the
+topology keys an anti-affinity term has asked about so far) and those carrying anti-affinity
+terms, so a check looks at one domain's pods, memoised per scheduling attempt.
 
 The filters themselves are :mod:`.filters`; :class:`Indexes` adds to their view the accounting of
 bound pods on nodes (upstream's cache: assume, forget, add and remove nodes) and the orders.
@@ -202,7 +202,7 @@ class Indexes(Filters):
         return PodInfo(key=(meta.get("namespace") or "", meta["name"]), uid=meta.get("uid", ""),
                        labels=at.labels if at is not None else dict(meta.get("labels") or {}), node=node,
                        requests=at.requests if at is not None else pod_requests(spec),
-                       nonzero=nonzero(spec), priority=int(spec.get("priority") or 0),
+                       nonzero=at.nonzero if at is not None else nonzero(spec), priority=int(spec.get("priority") or 0),
                        anti_terms=at.anti_terms if at is not None else pod_affinity_terms(pod, "podAntiAffinity"))
 
     def _account(self, node: NodeInfo, pod: PodInfo, sign: int) -> None:
@@ -229,11 +229,13 @@ class Indexes(Filters):
 
     def _index_domains(self, pod: PodInfo, node: NodeInfo, *, add: bool) -> None:
         anti_keys = {t.topology_key for t in pod.anti_terms} if pod.anti_terms else ()
+        indexed = self._domain_keys
         for pair in node.labels.items():
-            if add:
-                self._domain_pods.setdefault(pair, {})[pod.key] = None
-            else:
-                discard(self._domain_pods, pair, pod.key)
+            if pair[0] in indexed:
+                if add:
+                    self._domain_pods.setdefault(pair, {})[pod.key] = None
+                else:
+                    discard(self._domain_pods, pair, pod.key)
             if pair[0] in anti_keys:
                 if add:
                     self._domain_anti.setdefault(pair, {})[pod.key] = None

@@ -55,7 +55,9 @@ class Scheduler(Preemption):
         super().__init__()
         # queue
         self._seq = itertools.count()
-        self._waiting: list[tuple[SimTime, int, PodKey]] = []
+        # ready time -> (seq, pod) in enqueue order, and the distinct ready times as a heap
+        self._waiting: dict[SimTime, list[tuple[int, PodKey]]] = {}
+        self._wake_times: list[SimTime] = []
         self._queued: dict[PodKey, int] = {}
         self._unschedulable: dict[PodKey, bool] = {}  # -> has required pod affinity terms
         self._attempts: dict[PodKey, int] = {}
@@ -153,7 +155,11 @@ class Scheduler(Preemption):
         seq = next(self._seq)
         self._queued[key] = seq
         self._unschedulable.pop(key, None)
-        heapq.heappush(self._waiting, (ready_at, seq, key))
+        bucket = self._waiting.get(ready_at)
+        if bucket is None:
+            bucket = self._waiting[ready_at] = []
+            heapq.heappush(self._wake_times, ready_at)
+        bucket.append((seq, key))
         if self._cycle_at is None or ready_at < self._cycle_at:
             self._cycle_at = ready_at
             self.rt.loop.call_at(ready_at, self._cycle, label="scheduler cycle")
@@ -184,21 +190,21 @@ class Scheduler(Preemption):
         if not self._running:
             return
         ready: list[tuple[int, int, PodKey]] = []
-        while self._waiting and self._waiting[0][0] <= now:
-            _, seq, key = heapq.heappop(self._waiting)
-            if self._queued.get(key) != seq:
-                continue  # superseded or dequeued
-            pod = self._pod_informer.get(key[1], key[0])
-            priority = int(((pod or {}).get("spec") or {}).get("priority") or 0)
-            heapq.heappush(ready, (-priority, seq, key))
-        while ready:
-            _, seq, key = heapq.heappop(ready)
+        while self._wake_times and self._wake_times[0] <= now:
+            for seq, key in self._waiting.pop(heapq.heappop(self._wake_times)):
+                if self._queued.get(key) != seq:
+                    continue  # superseded or dequeued
+                pod = self._pod_informer.get(key[1], key[0])
+                priority = int(((pod or {}).get("spec") or {}).get("priority") or 0)
+                ready.append((-priority, seq, key))
+        ready.sort()  # highest priority first, then in the order they became schedulable
+        for _, seq, key in ready:
             if self._queued.get(key) != seq:
                 continue
             del self._queued[key]
             self._schedule_one(key)
-        if self._waiting and self._cycle_at is None:
-            nxt = self._waiting[0][0]
+        if self._wake_times and self._cycle_at is None:
+            nxt = self._wake_times[0]
             self._cycle_at = nxt
             self.rt.loop.call_at(nxt, self._cycle, label="scheduler cycle")
 
