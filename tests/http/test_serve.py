@@ -381,8 +381,9 @@ def test_closing_the_server_ends_every_stream(cluster: FakeCluster) -> None:
     with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
         keepalive.request("GET", "/healthz")
         keepalive.getresponse()
-    with pytest.raises(OSError):
-        socket.create_connection((server.host, server.port), timeout=1).close()
+    # The listening socket is closed. (Connecting to the port proves nothing under pytest-xdist:
+    # another worker's server may already have been given the freed port.)
+    assert server._httpd.socket.fileno() == -1
 
 
 # ---------------------------------------------------------------------- concurrency
