@@ -492,8 +492,9 @@ class ApiServer:
         if not applied:
             self.fields.track_create(rt, obj, field_manager, user_agent, self.now)
         self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "Unknown")
-        self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
-                                               dry_run=dry_run))
+        if self.admission.reaches(True, rt.key, CREATE):
+            self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
+                                                   dry_run=dry_run))
         self._default_again(rt, obj, trusted)
         meta = obj["metadata"]
         # Store.create: system fields, then the generated name.
@@ -507,6 +508,7 @@ class ApiServer:
         generate = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generate else 1
         validates = self._validates(trusted)
+        admits = self.admission.reaches(False, rt.key, CREATE)
         for attempt in range(attempts):
             if generate:
                 meta["name"] = self._generate_name(meta["generateName"])
@@ -514,8 +516,9 @@ class ApiServer:
                 errors = self._validate_meta(rt, meta) + strategy.validate(obj)
                 if errors:
                     raise self._invalid(rt, obj, errors, trusted)
-            self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
-                                                     dry_run=dry_run))
+            if admits:
+                self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
+                                                         dry_run=dry_run))
             existing = self.store.get(rt.key, ns, meta["name"])
             if existing is None:
                 break
@@ -616,8 +619,9 @@ class ApiServer:
                 # a mutating plugin gets an object of its own.
                 new.update({k: deep_copy(v) for k, v in new.items()})
                 meta = new["metadata"]
-            self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, subresource=subresource,
-                                                   dry_run=dry_run))
+            if self.admission.reaches(True, rt.key, UPDATE, subresource):
+                self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
+                                                       subresource=subresource, dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
         if self._validates(trusted):
@@ -626,8 +630,9 @@ class ApiServer:
                        else strategy.validate_update(new, old))
             if errors:
                 raise self._invalid(rt, new, errors, trusted, verb)
-        self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
-                                                 subresource=subresource, dry_run=dry_run))
+        if self.admission.reaches(False, rt.key, UPDATE, subresource):
+            self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
+                                                     subresource=subresource, dry_run=dry_run))
         self.fields.keep_times_if_unchanged(new, old)
         if new == old:
             return deep_copy(old) if copy_result else old
