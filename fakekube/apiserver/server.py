@@ -112,12 +112,10 @@ class Watch:
 
     def _offer(self, event: StoredEvent, extra_delay: SimTime = 0) -> None:
         """Translate a stored change into this watch's view (selector transitions) and queue it."""
-        if self._everything:  # the same answer as below, with every object matching
-            if event.type == DELETED:
-                if event.old is not None:
-                    self._queue(WatchEvent(DELETED, event.obj), extra_delay)
-            else:
-                self._queue(WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj), extra_delay)
+        if self._everything:
+            unfiltered = _unfiltered_view(event)
+            if unfiltered is not None:
+                self._queue(unfiltered, extra_delay)
             return
         now_matches = event.type != DELETED and self._matches(event.obj)
         was_matching = event.old is not None and self._matches(event.old)
@@ -148,6 +146,14 @@ class Watch:
             if self.copy:
                 event = WatchEvent(event.type, deep_copy(event.object))
             self.handler(event)
+
+
+def _unfiltered_view(event: StoredEvent) -> WatchEvent | None:
+    """A stored change as a watch with no namespace or selector sees it (every object matches:
+    the answer of :meth:`Watch._offer`'s transitions then): one event every such watch may share."""
+    if event.type == DELETED:
+        return WatchEvent(DELETED, event.obj) if event.old is not None else None
+    return WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj)
 
 
 def _ref(obj: dict[str, Any]) -> str:
@@ -343,8 +349,20 @@ class ApiServer:
 
     # ================================================================== watch fan-out
     def _fan_out(self, event: StoredEvent) -> None:
-        for watch in self._watches.get(event.resource, ()):
-            watch._offer(event, self._write_delay)
+        watches = self._watches.get(event.resource)
+        if not watches:
+            return
+        delay = self._write_delay
+        unfiltered: WatchEvent | None = None  # built on first use, shared (it is frozen)
+        built = False
+        for watch in watches:
+            if watch._everything:
+                if not built:
+                    unfiltered, built = _unfiltered_view(event), True
+                if unfiltered is not None:
+                    watch._queue(unfiltered, delay)
+            else:
+                watch._offer(event, delay)
 
     def _unwatch(self, watch: Watch) -> None:
         bucket = self._watches.get(watch.resource.key, [])
