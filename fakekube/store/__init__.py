@@ -155,18 +155,21 @@ class Store:
 
     def put(self, resource: str, obj: dict[str, Any], *, event: str) -> StoredEvent:
         """Store ``obj`` (whose metadata.resourceVersion the caller set from :meth:`next_rv`)."""
-        table = self._table(resource)
-        key = _key_of(obj)
+        table = self._tables.get(resource) or self._table(resource)
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
         old = table.objects.get(key)
         if self._snapshots is not None:
             self._check_snapshot(resource, key, old)
             self._snapshots[(resource, key)] = _canonical(obj)
-        meta = obj["metadata"]
-        old_meta = None if old is None else old["metadata"]
-        # Most writes keep labels and owners: re-index only what changed.
-        relabel = old_meta is None or old_meta.get("labels") != meta.get("labels")
-        reown = old_meta is None or old_meta.get("ownerReferences") != meta.get("ownerReferences")
-        if old is not None:
+        if old is None:
+            relabel = reown = True
+        else:  # most writes keep labels and owners (often the very same values): re-index only what changed
+            old_meta = old["metadata"]
+            labels, old_labels = meta.get("labels"), old_meta.get("labels")
+            relabel = labels is not old_labels and labels != old_labels
+            owners, old_owners = meta.get("ownerReferences"), old_meta.get("ownerReferences")
+            reown = owners is not old_owners and owners != old_owners
             if relabel:
                 table.unindex(key, old)
             if reown:
