@@ -277,6 +277,23 @@ class ApiServer:
                 raise self._strict_error("create", rt, obj, trusted,
                                          "is changed by defaulting: " + "; ".join(json_differences(before, obj)))
 
+    def _default_update(self, rt: ResourceType, new: dict[str, Any], subresource: str | None,
+                        trusted: str | None) -> None:
+        """An update's one defaulting pass (a Job's status write relies on it for its labels). A
+        trusted ``/status`` update skips it when the kind's defaults are all under ``spec``
+        (``Strategy.defaults_only_spec``): the update takes ``spec`` from the stored object, which
+        would discard them. In strict mode it runs and must change nothing outside ``spec``."""
+        strategy = rt.strategy
+        if trusted is None or subresource != "status" or not strategy.defaults_only_spec:
+            strategy.default(new)
+        elif self.strict:
+            before = {k: deep_copy(val) for k, val in new.items() if k != "spec"}
+            strategy.default(new)
+            after = {k: val for k, val in new.items() if k != "spec"}
+            if after != before:
+                raise self._strict_error("update", rt, new, trusted, "is changed outside spec by defaulting that "
+                                         "declares only spec defaults: " + "; ".join(json_differences(before, after)))
+
     def _decodes(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, verb: str) -> bool:
         """Whether a write's body goes through typed decoding and field validation: every
         untrusted one. A simulator builds its bodies from objects the server decoded, so a
@@ -609,7 +626,7 @@ class ApiServer:
         elif rv != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
-        strategy.default(new)  # the one pass of an update (a Job's status write relies on it for its labels)
+        self._default_update(rt, new, subresource, trusted)
         meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.

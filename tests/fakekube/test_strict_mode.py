@@ -86,6 +86,44 @@ def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
     assert created["data"] == {"passes": "1"}
 
 
+def test_a_status_update_skips_defaults_it_would_discard_and_strict_mode_checks_the_claim(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pod defaulting writes only under spec, which a status update takes from the stored pod: a
+    trusted status update skips it (the stored pod is unchanged either way); strict mode runs it
+    and fails when it changes anything outside spec."""
+    cluster = FakeCluster(seed=0)
+    pod = _running_pod(cluster)
+    strategy = cluster.api.resource("pods").strategy
+    assert strategy.defaults_only_spec
+    calls: list[dict] = []
+    original = strategy.default
+
+    def spying_default(obj: dict) -> None:
+        calls.append(obj)
+        original(obj)
+
+    monkeypatch.setattr(strategy, "default", spying_default)
+    del pod["spec"]["dnsPolicy"]  # a default the update would have restored, and discards with the spec
+    pod["status"]["message"] = "fast"
+    written = cluster.kubelet.client.update_status(pod)
+    assert calls == [] and written["spec"]["dnsPolicy"] == "ClusterFirst" and written["status"]["message"] == "fast"
+    cluster.client.update_status({**written, "status": {**written["status"], "message": "user"}})
+    assert len(calls) == 1  # a user's write keeps the whole path
+
+    def labelling_default(obj: dict) -> None:
+        original(obj)
+        obj["metadata"]["labels"] = {"defaulted": "yes"}
+
+    monkeypatch.setattr(strategy, "default", labelling_default)
+    cluster.api.strict = True
+    pod = cluster.api.get("pods", "p", "default")
+    with pytest.raises(StrictModeError) as caught:
+        cluster.kubelet.client.update_status(pod)
+    assert str(caught.value) == ("strict mode: the update of Pod default/p built by kubelet is changed outside spec "
+                                 "by defaulting that declares only spec defaults: metadata.labels: (absent) -> "
+                                 '{"defaulted": "yes"}')
+
+
 def _status_write_with(cluster: FakeCluster, **status: object) -> dict:
     """A kubelet status write whose pod status carries the given fields."""
     pod = _running_pod(cluster)
