@@ -84,7 +84,9 @@ class Store:
         self._history_limit = history_limit
         self._tables: dict[str, _Table] = {}
         self._by_owner: dict[str, dict[tuple[str, str, str], None]] = {}
-        self._listeners: list[Callable[[StoredEvent], None]] = []
+        self._listeners: list[tuple[str | None, Callable[[StoredEvent], None]]] = []
+        # The listeners each resource's changes reach, in subscription order; rebuilt on subscribe.
+        self._listeners_of: dict[str, list[Callable[[StoredEvent], None]]] = {}
 
     # ------------------------------------------------------------------ reads
     def _table(self, resource: str) -> _Table:
@@ -215,7 +217,11 @@ class Store:
         if len(table.history) == table.history.maxlen:
             table.oldest_rv = table.history[0].rv
         table.history.append(event)
-        for listener in self._listeners:
+        listeners = self._listeners_of.get(event.resource)
+        if listeners is None:
+            listeners = self._listeners_of[event.resource] = [
+                listener for resource, listener in self._listeners if resource in (None, event.resource)]
+        for listener in listeners:
             listener(event)
         return event
 
@@ -228,9 +234,11 @@ class Store:
             discard(self._by_owner, ref.get("uid", ""), (resource, *key))
 
     # ------------------------------------------------------------------ watch support
-    def subscribe(self, listener: Callable[[StoredEvent], None]) -> None:
-        """Call ``listener`` synchronously for every stored change (the API server's watch hub)."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: Callable[[StoredEvent], None], *, resource: str | None = None) -> None:
+        """Call ``listener`` synchronously for every stored change (the API server's watch hub), or
+        for every change of ``resource`` only."""
+        self._listeners.append((resource, listener))
+        self._listeners_of.clear()
 
     def history_since(self, resource: str, rv: int) -> list[StoredEvent]:
         """Every change of ``resource`` with a revision greater than ``rv``, oldest first.
