@@ -46,6 +46,7 @@ from fakekube.errors import (
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors as sel
 from fakekube.machinery import validation as v
+from fakekube.machinery import wire
 from fakekube.store import ADDED, DELETED, MODIFIED, Store, StoredEvent
 
 __all__ = ["ApiServer", "Watch", "WatchEvent", "WriteInfo"]
@@ -711,7 +712,7 @@ class ApiServer:
         if old is None:
             raise NotFound.for_object(rt.names, name)
         # A fresh object that shares untouched subtrees with the frozen stored one; old is untouched.
-        new = patching.apply_patch(old, patch, media, resource=rt.key, share=True)
+        new = self._patched(rt, old, patch, media, trusted)
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             raise BadRequest("the patch produced an object without metadata")
         if new["metadata"] is old["metadata"]:  # the server sets fields on it below
@@ -727,6 +728,19 @@ class ApiServer:
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
                             copy_result=copy_result, field_manager=field_manager, user_agent=user_agent,
                             trusted=trusted)
+
+    def _patched(self, rt: ResourceType, old: dict[str, Any], patch: Any, media: str,
+                 trusted: str | None) -> dict[str, Any]:
+        """``old`` with ``patch`` applied. A trusted writer's patch is a JSON value it built, so it
+        skips the JSON check (see :meth:`_decodes`); strict mode checks it."""
+        if trusted is None or not isinstance(patch, dict | list):
+            return patching.apply_patch(old, patch, media, resource=rt.key, share=True)
+        if self.strict:
+            try:
+                wire.check_json(patch)
+            except wire.NotJson as err:
+                raise self._strict_error("patch", rt, old, trusted, f"sends a patch that is not JSON: {err}") from None
+        return patching.apply_built_patch(old, patch, media, resource=rt.key, share=True)
 
     def _check_patch_preconditions(self, rt: ResourceType, name: str, old: dict[str, Any],
                                    patched_meta: dict[str, Any], has_rv: bool) -> None:

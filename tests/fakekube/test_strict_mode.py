@@ -187,3 +187,21 @@ def test_no_trust_switch_in_the_public_client(verb: str) -> None:
 def test_strict_takes_a_bool() -> None:
     with pytest.raises(TypeError, match=r"FakeCluster\(strict=...\) takes True or False"):
         FakeCluster(seed=0, strict="yes")  # type: ignore[arg-type]
+
+
+def test_a_trusted_patch_is_not_json_checked_but_strict_mode_checks_it(fast: None) -> None:
+    """A simulator's patch is a JSON value it built: the fast path applies it as it is; strict mode
+    fails on anything a request body could not carry. A user's patch is checked in either mode."""
+    patch = {"metadata": {"labels": {"team": "a"}, "annotations": {"when": {"not", "json"}}}}
+    cluster = FakeCluster(seed=0)
+    _running_pod(cluster)
+    with pytest.raises(BadRequest, match="the patch is not JSON"):
+        cluster.client.patch("pods", "p", patch, patch_type="strategic")
+    patched = cluster.job_controller.client.patch("pods", "p", {"metadata": {"labels": {"team": "a"}}},
+                                                  patch_type="strategic")
+    assert patched["metadata"]["labels"] == {"team": "a"}
+    cluster.api.strict = True
+    with pytest.raises(StrictModeError) as caught:
+        cluster.job_controller.client.patch("pods", "p", patch, patch_type="strategic")
+    assert str(caught.value).startswith("strict mode: the patch of Pod default/p built by job-controller sends a "
+                                        "patch that is not JSON: metadata.annotations.when holds a set")
