@@ -27,8 +27,11 @@ class Context:
     subresource: str | None = None
 
 
-def _without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: val for k, val in obj.items() if k not in keys}
+_OUTSIDE_SPEC = ("metadata", "status")  # the fields whose changes do not bump generation
+
+
+def _count_outside_spec(obj: dict[str, Any]) -> int:
+    return sum(key in obj for key in _OUTSIDE_SPEC)
 
 
 class Strategy:
@@ -75,7 +78,12 @@ class Strategy:
 
     def spec_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         """Whether ``generation`` must be bumped: anything outside metadata and status changed."""
-        return _without(new, "metadata", "status") != _without(old, "metadata", "status")
+        if len(new) - _count_outside_spec(new) != len(old) - _count_outside_spec(old):
+            return True
+        for key, value in new.items():
+            if key not in _OUTSIDE_SPEC and (key not in old or (old[key] is not value and old[key] != value)):
+                return True
+        return False
 
     # --- delete ---------------------------------------------------------------
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
