@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sortedcontainers import SortedDict
 
@@ -33,9 +32,8 @@ Key = tuple[str, str]
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One change, as it sits in the watch history."""
+class StoredEvent(NamedTuple):
+    """One change, as it sits in the watch history (immutable; a tuple, cheap to make per write)."""
 
     type: str
     resource: str
@@ -65,8 +63,13 @@ class _Table:
         self.oldest_rv = 0
 
     def index(self, key: Key, obj: dict[str, Any]) -> None:
+        by_label = self.by_label
         for item in (obj["metadata"].get("labels") or {}).items():
-            self.by_label.setdefault(item, {})[key] = None
+            bucket = by_label.get(item)
+            if bucket is None:
+                by_label[item] = {key: None}
+            else:
+                bucket[key] = None
 
     def unindex(self, key: Key, obj: dict[str, Any]) -> None:
         for item in (obj["metadata"].get("labels") or {}).items():
