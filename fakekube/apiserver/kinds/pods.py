@@ -29,7 +29,8 @@ UPDATE_FORBIDDEN = (
 
 
 def set_condition(status: dict[str, Any], condition: dict[str, Any], now: str) -> None:
-    """Insert or replace a pod condition by type, keeping lastTransitionTime when status is unchanged."""
+    """Insert or replace a pod condition by type, keeping lastTransitionTime when status is unchanged.
+    Edits ``status`` and its ``conditions`` list, never a condition in place."""
     conditions = status.setdefault("conditions", [])
     for i, existing in enumerate(conditions):
         if existing.get("type") == condition["type"]:
@@ -232,9 +233,12 @@ def _binding(server: ApiServer, rt: ResourceType, ns: str, name: str, body: dict
     if current:
         raise Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
                        f'assigned to node "{current}"', details={"name": name, "kind": "pods/binding"})
-    # Stored objects are never mutated, so the new version may share untouched subtrees with the old.
-    new = {**pod, "metadata": dict(pod["metadata"]), "spec": {**pod["spec"], "nodeName": node},
-           "status": deep_copy(pod.get("status") or {})}
+    # Stored objects are never mutated, so the new version may share untouched subtrees with the old:
+    # set_condition edits only the status map and its conditions list (it replaces conditions).
+    status = dict(pod.get("status") or {})
+    if "conditions" in status:
+        status["conditions"] = list(status["conditions"])
+    new = {**pod, "metadata": dict(pod["metadata"]), "spec": {**pod["spec"], "nodeName": node}, "status": status}
     set_condition(new["status"], {"type": "PodScheduled", "status": "True"}, format_time(server.now))
     server._persist(rt, new, "bind", "MODIFIED", "binding")
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
