@@ -116,10 +116,6 @@ class AdmissionChain:
                 if resource in r.resources and operation in r.operations and subresource in r.subresources)
         return found
 
-    def mutates(self, resource: str, operation: str) -> bool:
-        """Whether some mutating plugin may see ``operation`` requests on ``resource``."""
-        return any(resource in r.resources and operation in r.operations for r in self._mutating)
-
     def reaches(self, mutating: bool, resource: str, operation: str, subresource: str | None = None) -> bool:
         """Whether some mutating (or validating) plugin is registered for such a request: without
         one, :meth:`mutate` (or :meth:`validate`) would do nothing, and the request need not be built."""

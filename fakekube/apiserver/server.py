@@ -200,11 +200,20 @@ class ApiServer:
         self.writes = 0
         #: Run trusted (simulator) writes through the whole path and fail on any difference.
         self.strict = False
+        self._last_context = Context(loop.now)
 
     # ================================================================== helpers
     @property
     def now(self) -> SimTime:
         return self.loop.now
+
+    def _context(self, subresource: str | None = None) -> Context:
+        """What a strategy may know about the request (the last one again while it is still true:
+        many writes happen at one virtual instant)."""
+        ctx = self._last_context
+        if ctx.now != self.loop.now or ctx.subresource != subresource:
+            ctx = self._last_context = Context(self.loop.now, subresource)
+        return ctx
 
     def resource(self, name: str | ResourceType) -> ResourceType:
         return name if isinstance(name, ResourceType) else self.registry.resolve(name)
@@ -265,11 +274,12 @@ class ApiServer:
                                       f"fails validation: {Invalid.for_object(rt.names, name, errors)}")
         return Invalid.for_object(rt.names, name, errors)
 
-    def _default_again(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None) -> None:
+    def _default_again(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, mutated: bool) -> None:
         """A create's second defaulting pass, after mutating admission. A trusted write skips it
-        when no mutating plugin could have touched the object since the first pass (defaulting is
-        idempotent); in strict mode it runs and must not change anything."""
-        if trusted is None or self.admission.mutates(rt.key, CREATE):
+        when no mutating plugin was registered for it (``mutated``: none could have touched the
+        object since the first pass, and defaulting is idempotent); in strict mode it runs and must
+        not change anything."""
+        if trusted is None or mutated:
             rt.strategy.default(obj)
         elif self.strict:
             before = deep_copy(obj)
@@ -528,10 +538,11 @@ class ApiServer:
         if not applied:
             self.fields.track_create(rt, obj, field_manager, user_agent, self.now)
         self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "Unknown")
-        if self.admission.reaches(True, rt.key, CREATE):
+        mutated = self.admission.reaches(True, rt.key, CREATE)
+        if mutated:
             self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
                                                    dry_run=dry_run))
-        self._default_again(rt, obj, trusted)
+        self._default_again(rt, obj, trusted, mutated)
         meta = obj["metadata"]
         # Store.create: system fields, then the generated name.
         meta["uid"] = self._uids.uid()
@@ -540,7 +551,7 @@ class ApiServer:
             meta.pop(field_name, None)
         if strategy.tracks_generation:
             meta["generation"] = 1
-        strategy.prepare_for_create(obj, Context(self.now))
+        strategy.prepare_for_create(obj, self._context())
         generate = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generate else 1
         validates = self._validates(trusted)
@@ -637,7 +648,7 @@ class ApiServer:
             else:
                 meta.pop(key, None)
         meta["resourceVersion"] = old_meta["resourceVersion"]
-        ctx = Context(self.now, subresource)
+        ctx = self._context(subresource)
         if subresource == "status":
             strategy.prepare_for_status_update(new, old, ctx)
         else:
@@ -650,12 +661,11 @@ class ApiServer:
         if not applied:
             self.fields.track_update(rt, old, new, field_manager, user_agent, subresource, self.now)
         if subresource != "status":
-            if self.admission.mutates(rt.key, UPDATE):
+            if self.admission.reaches(True, rt.key, UPDATE, subresource):
                 # The body may share subtrees with the frozen stored object (fresh_body, patches);
                 # a mutating plugin gets an object of its own.
                 new.update({k: deep_copy(v) for k, v in new.items()})
                 meta = new["metadata"]
-            if self.admission.reaches(True, rt.key, UPDATE, subresource):
                 self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
                                                        subresource=subresource, dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
@@ -855,7 +865,7 @@ class ApiServer:
                 return self._delete_now(rt, new, dry_run, copy_result)
             result = old if new == old else new if dry_run else self._persist(rt, new, "delete", MODIFIED)
             return deep_copy(result) if copy_result else result
-        marked = rt.strategy.prepare_for_delete(new, Context(self.now))
+        marked = rt.strategy.prepare_for_delete(new, self._context())
         if not finalizers and grace == 0 and not marked:
             return self._delete_now(rt, new, dry_run, copy_result)
         if finalizers:
@@ -875,6 +885,8 @@ class ApiServer:
     def _check_preconditions(self, rt: ResourceType, name: str, meta: dict[str, Any],
                              pre: dict[str, str]) -> None:
         uid, rv = pre.get("uid"), pre.get("resourceVersion")
+        if uid is None and rv is None:
+            return
         label = f'{rt.names.qualified_kind} "{name}"'
         if uid is not None and uid != meta.get("uid"):
             raise Conflict(f"Operation cannot be fulfilled on {label}: the UID in the precondition ({uid}) does "
