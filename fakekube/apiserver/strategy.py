@@ -27,11 +27,7 @@ class Context:
     subresource: str | None = None
 
 
-_OUTSIDE_SPEC = ("metadata", "status")  # the fields whose changes do not bump generation
-
-
-def _count_outside_spec(obj: dict[str, Any]) -> int:
-    return sum(key in obj for key in _OUTSIDE_SPEC)
+_OUTSIDE_SPEC = frozenset({"metadata", "status"})  # the fields whose changes do not bump generation
 
 
 class Strategy:
@@ -78,12 +74,14 @@ class Strategy:
 
     def spec_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         """Whether ``generation`` must be bumped: anything outside metadata and status changed."""
-        if len(new) - _count_outside_spec(new) != len(old) - _count_outside_spec(old):
-            return True
+        compared = 0
         for key, value in new.items():
-            if key not in _OUTSIDE_SPEC and (key not in old or (old[key] is not value and old[key] != value)):
+            if key in _OUTSIDE_SPEC:
+                continue
+            if key not in old or (old[key] is not value and old[key] != value):
                 return True
-        return False
+            compared += 1
+        return compared != len(old.keys() - _OUTSIDE_SPEC)  # a field only old has
 
     # --- delete ---------------------------------------------------------------
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
