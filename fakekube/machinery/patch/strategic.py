@@ -154,9 +154,10 @@ def _is_directive_key(key: str) -> bool:
 def _strip_directives(value: Any) -> Any:
     """A copy without directive keys (a typed decode drops them as unknown fields)."""
     if isinstance(value, dict):
-        return {k: _strip_directives(v) for k, v in value.items() if not _is_directive_key(k)}
+        return {k: _strip_directives(v) if isinstance(v, dict | list) else v
+                for k, v in value.items() if not _is_directive_key(k)}
     if isinstance(value, list):
-        return [_strip_directives(v) for v in value]
+        return [_strip_directives(v) if isinstance(v, dict | list) else v for v in value]
     return value
 
 
@@ -527,7 +528,7 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
 
 def _patched_field(key: str) -> str:
     """The field a patch key acts on (``$deleteFromPrimitiveList/x`` and ``$setElementOrder/x`` act on x)."""
-    if key.startswith((_DELETE_PREFIX + "/", _ORDER_PREFIX + "/")):
+    if key[:1] == "$" and key.startswith((_DELETE_PREFIX + "/", _ORDER_PREFIX + "/")):
         return key.partition("/")[2]
     return key
 
