@@ -371,7 +371,9 @@ class ApiServer:
         obj["metadata"]["resourceVersion"] = str(rv)
         self.writes += 1
         meta = obj["metadata"]
-        self.trace.write(verb, rt.key, rt.api_version, rt.kind, sub, meta.get("namespace") or "", meta.get("name"), rv)
+        if self.trace.enabled:  # not even the call (nine arguments) when the trace is off
+            self.trace.write(verb, rt.key, rt.api_version, rt.kind, sub, meta.get("namespace") or "", meta.get("name"),
+                             rv)
         self.store.put(rt.key, obj, event=event)
         return obj
 
