@@ -45,10 +45,11 @@ def set_condition(status: dict[str, Any], condition: dict[str, Any], now: str) -
 def _default_container(c: dict[str, Any]) -> None:
     c.setdefault("terminationMessagePath", "/dev/termination-log")
     c.setdefault("terminationMessagePolicy", "File")
-    image = str(c.get("image", ""))
-    tag = image.rsplit("/", 1)[-1]
-    latest = ":" not in tag or tag.endswith(":latest")
-    c.setdefault("imagePullPolicy", "Always" if latest and "@" not in image else "IfNotPresent")
+    if "imagePullPolicy" not in c:
+        image = str(c.get("image", ""))
+        tag = image.rsplit("/", 1)[-1]
+        latest = ":" not in tag or tag.endswith(":latest")
+        c["imagePullPolicy"] = "Always" if latest and "@" not in image else "IfNotPresent"
     c.setdefault("resources", {})
     for port in c.get("ports") or []:
         port.setdefault("protocol", "TCP")
