@@ -298,7 +298,7 @@ class ApiServer:
         if trusted is None or subresource != "status" or not strategy.defaults_only_spec:
             strategy.default(new)
         elif self.strict:
-            before = {k: deep_copy(val) for k, val in new.items() if k != "spec"}
+            before = deep_copy({k: val for k, val in new.items() if k != "spec"})
             strategy.default(new)
             after = {k: val for k, val in new.items() if k != "spec"}
             if after != before:
