@@ -82,6 +82,9 @@ class AdmissionChain:
 
     _mutating: list[_Registration] = field(default_factory=list)
     _validating: list[_Registration] = field(default_factory=list)
+    # The registrations each (mutating?, resource, operation, subresource) selects, in chain order;
+    # derived from the two lists above and rebuilt whenever they change (register/unregister).
+    _selected: dict[tuple[bool, str, str, str | None], tuple[_Registration, ...]] = field(default_factory=dict)
 
     def register(self, plugin: Any, *, resources: list[str], operations: list[str] = (CREATE, UPDATE),  # type: ignore[assignment]
                  mutating: bool = False, validating: bool = False,
@@ -94,31 +97,38 @@ class AdmissionChain:
             self._mutating.append(reg)
         if validating:
             self._validating.append(reg)
+        self._selected.clear()
 
     def unregister(self, plugin: Any) -> None:
         self._mutating = [r for r in self._mutating if r.plugin is not plugin]
         self._validating = [r for r in self._validating if r.plugin is not plugin]
+        self._selected.clear()
 
-    @staticmethod
-    def _applies(reg: _Registration, request: AdmissionRequest) -> bool:
-        if request.resource.key not in reg.resources or request.operation not in reg.operations:
-            return False
-        if request.subresource not in reg.subresources:
-            return False
-        return reg.object_selector is None or reg.object_selector(request.obj)
+    def _select(self, mutating: bool, resource: str, operation: str,
+                subresource: str | None) -> tuple[_Registration, ...]:
+        """The registrations a request on ``resource``/``subresource`` with ``operation`` reaches,
+        before their object selectors."""
+        key = (mutating, resource, operation, subresource)
+        found = self._selected.get(key)
+        if found is None:
+            found = self._selected[key] = tuple(
+                r for r in (self._mutating if mutating else self._validating)
+                if resource in r.resources and operation in r.operations and subresource in r.subresources)
+        return found
 
-    def mutates(self, resource: str, operation: str) -> bool:
-        """Whether some mutating plugin may see ``operation`` requests on ``resource``."""
-        return any(resource in r.resources and operation in r.operations for r in self._mutating)
+    def reaches(self, mutating: bool, resource: str, operation: str, subresource: str | None = None) -> bool:
+        """Whether some mutating (or validating) plugin is registered for such a request: without
+        one, :meth:`mutate` (or :meth:`validate`) would do nothing, and the request need not be built."""
+        return bool(self._select(mutating, resource, operation, subresource))
 
     def mutate(self, request: AdmissionRequest) -> None:
-        for reg in self._mutating:
-            if self._applies(reg, request):
+        for reg in self._select(True, request.resource.key, request.operation, request.subresource):
+            if reg.object_selector is None or reg.object_selector(request.obj):
                 reg.plugin.admit(request)
 
     def validate(self, request: AdmissionRequest) -> None:
-        for reg in self._validating:
-            if self._applies(reg, request):
+        for reg in self._select(False, request.resource.key, request.operation, request.subresource):
+            if reg.object_selector is None or reg.object_selector(request.obj):
                 reg.plugin.validate(request)
 
 

@@ -62,9 +62,11 @@ class Registry:
         self._by_key: dict[str, ResourceType] = {}
         self._aliases: dict[str, list[ResourceType]] = {}
         self._resolved: dict[str, ResourceType] = {}  # resolve(name) answers; cleared on add/remove
+        self._by_kind: dict[tuple[str, str], ResourceType] = {}  # for_object answers; cleared on add/remove
 
     def add(self, rt: ResourceType) -> None:
         self._resolved.clear()
+        self._by_kind.clear()
         self._by_key[rt.key] = rt
         aliases = {rt.kind.lower(), rt.plural, rt.singular, rt.key, f"{rt.kind}.{rt.group}".lower(),
                    f"{rt.api_version}/{rt.kind}".lower(), *rt.short_names}
@@ -75,6 +77,7 @@ class Registry:
 
     def remove(self, rt: ResourceType) -> None:
         self._resolved.clear()
+        self._by_kind.clear()
         self._by_key.pop(rt.key, None)
         for bucket in self._aliases.values():
             if rt in bucket:
@@ -118,8 +121,12 @@ class Registry:
         if not isinstance(kind, str) or not kind or not isinstance(api_version, str) or not api_version:
             raise UsageError("an object needs 'apiVersion' and 'kind' (e.g. apiVersion: batch/v1, kind: Job); "
                              f"got apiVersion={api_version!r}, kind={kind!r}")
+        found = self._by_kind.get((kind, api_version))
+        if found is not None:
+            return found
         for rt in self._aliases.get(kind.lower(), []):
             if rt.kind == kind and rt.api_version == api_version:
+                self._by_kind[(kind, api_version)] = rt
                 return rt
         raise NotFound(f'the server could not find the requested resource (no kind "{kind}" '
                        f'is registered for version "{api_version}")',

@@ -46,6 +46,7 @@ from fakekube.errors import (
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors as sel
 from fakekube.machinery import validation as v
+from fakekube.machinery import wire
 from fakekube.store import ADDED, DELETED, MODIFIED, Store, StoredEvent
 
 __all__ = ["ApiServer", "Watch", "WatchEvent", "WriteInfo"]
@@ -112,12 +113,10 @@ class Watch:
 
     def _offer(self, event: StoredEvent, extra_delay: SimTime = 0) -> None:
         """Translate a stored change into this watch's view (selector transitions) and queue it."""
-        if self._everything:  # the same answer as below, with every object matching
-            if event.type == DELETED:
-                if event.old is not None:
-                    self._queue(WatchEvent(DELETED, event.obj), extra_delay)
-            else:
-                self._queue(WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj), extra_delay)
+        if self._everything:
+            unfiltered = _unfiltered_view(event)
+            if unfiltered is not None:
+                self._queue(unfiltered, extra_delay)
             return
         now_matches = event.type != DELETED and self._matches(event.obj)
         was_matching = event.old is not None and self._matches(event.old)
@@ -148,6 +147,14 @@ class Watch:
             if self.copy:
                 event = WatchEvent(event.type, deep_copy(event.object))
             self.handler(event)
+
+
+def _unfiltered_view(event: StoredEvent) -> WatchEvent | None:
+    """A stored change as a watch with no namespace or selector sees it (every object matches:
+    the answer of :meth:`Watch._offer`'s transitions then): one event every such watch may share."""
+    if event.type == DELETED:
+        return WatchEvent(DELETED, event.obj) if event.old is not None else None
+    return WatchEvent(MODIFIED if event.old is not None else ADDED, event.obj)
 
 
 def _ref(obj: dict[str, Any]) -> str:
@@ -193,11 +200,20 @@ class ApiServer:
         self.writes = 0
         #: Run trusted (simulator) writes through the whole path and fail on any difference.
         self.strict = False
+        self._last_context = Context(loop.now)
 
     # ================================================================== helpers
     @property
     def now(self) -> SimTime:
         return self.loop.now
+
+    def _context(self, subresource: str | None = None) -> Context:
+        """What a strategy may know about the request (the last one again while it is still true:
+        many writes happen at one virtual instant)."""
+        ctx = self._last_context
+        if ctx.now != self.loop.now or ctx.subresource != subresource:
+            ctx = self._last_context = Context(self.loop.now, subresource)
+        return ctx
 
     def resource(self, name: str | ResourceType) -> ResourceType:
         return name if isinstance(name, ResourceType) else self.registry.resolve(name)
@@ -258,11 +274,12 @@ class ApiServer:
                                       f"fails validation: {Invalid.for_object(rt.names, name, errors)}")
         return Invalid.for_object(rt.names, name, errors)
 
-    def _default_again(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None) -> None:
+    def _default_again(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, mutated: bool) -> None:
         """A create's second defaulting pass, after mutating admission. A trusted write skips it
-        when no mutating plugin could have touched the object since the first pass (defaulting is
-        idempotent); in strict mode it runs and must not change anything."""
-        if trusted is None or self.admission.mutates(rt.key, CREATE):
+        when no mutating plugin was registered for it (``mutated``: none could have touched the
+        object since the first pass, and defaulting is idempotent); in strict mode it runs and must
+        not change anything."""
+        if trusted is None or mutated:
             rt.strategy.default(obj)
         elif self.strict:
             before = deep_copy(obj)
@@ -270,6 +287,23 @@ class ApiServer:
             if obj != before:
                 raise self._strict_error("create", rt, obj, trusted,
                                          "is changed by defaulting: " + "; ".join(json_differences(before, obj)))
+
+    def _default_update(self, rt: ResourceType, new: dict[str, Any], subresource: str | None,
+                        trusted: str | None) -> None:
+        """An update's one defaulting pass (a Job's status write relies on it for its labels). A
+        trusted ``/status`` update skips it when the kind's defaults are all under ``spec``
+        (``Strategy.defaults_only_spec``): the update takes ``spec`` from the stored object, which
+        would discard them. In strict mode it runs and must change nothing outside ``spec``."""
+        strategy = rt.strategy
+        if trusted is None or subresource != "status" or not strategy.defaults_only_spec:
+            strategy.default(new)
+        elif self.strict:
+            before = deep_copy({k: val for k, val in new.items() if k != "spec"})
+            strategy.default(new)
+            after = {k: val for k, val in new.items() if k != "spec"}
+            if after != before:
+                raise self._strict_error("update", rt, new, trusted, "is changed outside spec by defaulting that "
+                                         "declares only spec defaults: " + "; ".join(json_differences(before, after)))
 
     def _decodes(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, verb: str) -> bool:
         """Whether a write's body goes through typed decoding and field validation: every
@@ -337,14 +371,28 @@ class ApiServer:
         obj["metadata"]["resourceVersion"] = str(rv)
         self.writes += 1
         meta = obj["metadata"]
-        self.trace.write(verb, rt.key, rt.api_version, rt.kind, sub, meta.get("namespace") or "", meta.get("name"), rv)
+        if self.trace.enabled:  # not even the call (nine arguments) when the trace is off
+            self.trace.write(verb, rt.key, rt.api_version, rt.kind, sub, meta.get("namespace") or "", meta.get("name"),
+                             rv)
         self.store.put(rt.key, obj, event=event)
         return obj
 
     # ================================================================== watch fan-out
     def _fan_out(self, event: StoredEvent) -> None:
-        for watch in self._watches.get(event.resource, ()):
-            watch._offer(event, self._write_delay)
+        watches = self._watches.get(event.resource)
+        if not watches:
+            return
+        delay = self._write_delay
+        unfiltered: WatchEvent | None = None  # built on first use, shared (it is frozen)
+        built = False
+        for watch in watches:
+            if watch._everything:
+                if not built:
+                    unfiltered, built = _unfiltered_view(event), True
+                if unfiltered is not None:
+                    watch._queue(unfiltered, delay)
+            else:
+                watch._offer(event, delay)
 
     def _unwatch(self, watch: Watch) -> None:
         bucket = self._watches.get(watch.resource.key, [])
@@ -492,9 +540,11 @@ class ApiServer:
         if not applied:
             self.fields.track_create(rt, obj, field_manager, user_agent, self.now)
         self._check_namespace(rt, ns, meta.get("name") or meta.get("generateName") or "Unknown")
-        self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
-                                               dry_run=dry_run))
-        self._default_again(rt, obj, trusted)
+        mutated = self.admission.reaches(True, rt.key, CREATE)
+        if mutated:
+            self.admission.mutate(AdmissionRequest(CREATE, rt, ns, meta.get("name") or "", obj, None, self,
+                                                   dry_run=dry_run))
+        self._default_again(rt, obj, trusted, mutated)
         meta = obj["metadata"]
         # Store.create: system fields, then the generated name.
         meta["uid"] = self._uids.uid()
@@ -503,10 +553,11 @@ class ApiServer:
             meta.pop(field_name, None)
         if strategy.tracks_generation:
             meta["generation"] = 1
-        strategy.prepare_for_create(obj, Context(self.now))
+        strategy.prepare_for_create(obj, self._context())
         generate = not meta.get("name") and bool(meta.get("generateName"))
         attempts = MAX_GENERATE_ATTEMPTS if generate else 1
         validates = self._validates(trusted)
+        admits = self.admission.reaches(False, rt.key, CREATE)
         for attempt in range(attempts):
             if generate:
                 meta["name"] = self._generate_name(meta["generateName"])
@@ -514,8 +565,9 @@ class ApiServer:
                 errors = self._validate_meta(rt, meta) + strategy.validate(obj)
                 if errors:
                     raise self._invalid(rt, obj, errors, trusted)
-            self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
-                                                     dry_run=dry_run))
+            if admits:
+                self.admission.validate(AdmissionRequest(CREATE, rt, ns, meta["name"], obj, None, self,
+                                                         dry_run=dry_run))
             existing = self.store.get(rt.key, ns, meta["name"])
             if existing is None:
                 break
@@ -588,7 +640,7 @@ class ApiServer:
         elif rv != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
-        strategy.default(new)  # the one pass of an update (a Job's status write relies on it for its labels)
+        self._default_update(rt, new, subresource, trusted)
         meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.
@@ -598,7 +650,7 @@ class ApiServer:
             else:
                 meta.pop(key, None)
         meta["resourceVersion"] = old_meta["resourceVersion"]
-        ctx = Context(self.now, subresource)
+        ctx = self._context(subresource)
         if subresource == "status":
             strategy.prepare_for_status_update(new, old, ctx)
         else:
@@ -611,13 +663,13 @@ class ApiServer:
         if not applied:
             self.fields.track_update(rt, old, new, field_manager, user_agent, subresource, self.now)
         if subresource != "status":
-            if self.admission.mutates(rt.key, UPDATE):
+            if self.admission.reaches(True, rt.key, UPDATE, subresource):
                 # The body may share subtrees with the frozen stored object (fresh_body, patches);
                 # a mutating plugin gets an object of its own.
                 new.update({k: deep_copy(v) for k, v in new.items()})
                 meta = new["metadata"]
-            self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self, subresource=subresource,
-                                                   dry_run=dry_run))
+                self.admission.mutate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
+                                                       subresource=subresource, dry_run=dry_run))
             if strategy.tracks_generation and strategy.spec_changed(new, old):
                 meta["generation"] = int(old_meta.get("generation", 0)) + 1
         if self._validates(trusted):
@@ -626,8 +678,9 @@ class ApiServer:
                        else strategy.validate_update(new, old))
             if errors:
                 raise self._invalid(rt, new, errors, trusted, verb)
-        self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
-                                                 subresource=subresource, dry_run=dry_run))
+        if self.admission.reaches(False, rt.key, UPDATE, subresource):
+            self.admission.validate(AdmissionRequest(UPDATE, rt, ns, name, new, old, self,
+                                                     subresource=subresource, dry_run=dry_run))
         self.fields.keep_times_if_unchanged(new, old)
         if new == old:
             return deep_copy(old) if copy_result else old
@@ -671,7 +724,7 @@ class ApiServer:
         if old is None:
             raise NotFound.for_object(rt.names, name)
         # A fresh object that shares untouched subtrees with the frozen stored one; old is untouched.
-        new = patching.apply_patch(old, patch, media, resource=rt.key, share=True)
+        new = self._patched(rt, old, patch, media, trusted)
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             raise BadRequest("the patch produced an object without metadata")
         if new["metadata"] is old["metadata"]:  # the server sets fields on it below
@@ -687,6 +740,19 @@ class ApiServer:
         return self._update(rt, ns, name, new, subresource, dry_run=dry_run, verb="patch",
                             copy_result=copy_result, field_manager=field_manager, user_agent=user_agent,
                             trusted=trusted)
+
+    def _patched(self, rt: ResourceType, old: dict[str, Any], patch: Any, media: str,
+                 trusted: str | None) -> dict[str, Any]:
+        """``old`` with ``patch`` applied. A trusted writer's patch is a JSON value it built, so it
+        skips the JSON check (see :meth:`_decodes`); strict mode checks it."""
+        if trusted is None or not isinstance(patch, dict | list):
+            return patching.apply_patch(old, patch, media, resource=rt.key, share=True)
+        if self.strict:
+            try:
+                wire.check_json(patch)
+            except wire.NotJson as err:
+                raise self._strict_error("patch", rt, old, trusted, f"sends a patch that is not JSON: {err}") from None
+        return patching.apply_built_patch(old, patch, media, resource=rt.key, share=True)
 
     def _check_patch_preconditions(self, rt: ResourceType, name: str, old: dict[str, Any],
                                    patched_meta: dict[str, Any], has_rv: bool) -> None:
@@ -801,7 +867,7 @@ class ApiServer:
                 return self._delete_now(rt, new, dry_run, copy_result)
             result = old if new == old else new if dry_run else self._persist(rt, new, "delete", MODIFIED)
             return deep_copy(result) if copy_result else result
-        marked = rt.strategy.prepare_for_delete(new, Context(self.now))
+        marked = rt.strategy.prepare_for_delete(new, self._context())
         if not finalizers and grace == 0 and not marked:
             return self._delete_now(rt, new, dry_run, copy_result)
         if finalizers:
@@ -821,6 +887,8 @@ class ApiServer:
     def _check_preconditions(self, rt: ResourceType, name: str, meta: dict[str, Any],
                              pre: dict[str, str]) -> None:
         uid, rv = pre.get("uid"), pre.get("resourceVersion")
+        if uid is None and rv is None:
+            return
         label = f'{rt.names.qualified_kind} "{name}"'
         if uid is not None and uid != meta.get("uid"):
             raise Conflict(f"Operation cannot be fulfilled on {label}: the UID in the precondition ({uid}) does "

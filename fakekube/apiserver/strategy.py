@@ -27,8 +27,7 @@ class Context:
     subresource: str | None = None
 
 
-def _without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: val for k, val in obj.items() if k not in keys}
+_OUTSIDE_SPEC = frozenset({"metadata", "status"})  # the fields whose changes do not bump generation
 
 
 class Strategy:
@@ -39,6 +38,10 @@ class Strategy:
     tracks_generation: bool = True
     default_gc_policy: str = "Background"
     return_deleted_object: bool = False
+    #: :meth:`default` writes nothing outside ``spec`` and never refuses an object. Every kind's
+    #: ``/status`` update takes ``spec`` from the stored object (:meth:`prepare_for_status_update`),
+    #: so such defaults would be discarded there: the API server may skip them (see ``ApiServer``).
+    defaults_only_spec: bool = False
 
     # --- create ---------------------------------------------------------------
     def default(self, obj: dict[str, Any]) -> None:
@@ -56,7 +59,8 @@ class Strategy:
         """Main-resource update: status cannot change here (when the kind has a status subresource)."""
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
-        """``/status`` update: everything but status keeps its old value."""
+        """``/status`` update: everything but status keeps its old value. An override may keep more
+        of ``new`` but must take ``spec`` from ``old`` (see :attr:`defaults_only_spec`)."""
         if "spec" in old:
             new["spec"] = old["spec"]
         else:
@@ -70,7 +74,14 @@ class Strategy:
 
     def spec_changed(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         """Whether ``generation`` must be bumped: anything outside metadata and status changed."""
-        return _without(new, "metadata", "status") != _without(old, "metadata", "status")
+        compared = 0
+        for key, value in new.items():
+            if key in _OUTSIDE_SPEC:
+                continue
+            if key not in old or (old[key] is not value and old[key] != value):
+                return True
+            compared += 1
+        return compared != len(old.keys() - _OUTSIDE_SPEC)  # a field only old has
 
     # --- delete ---------------------------------------------------------------
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:

@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sortedcontainers import SortedDict
 
@@ -33,9 +32,8 @@ Key = tuple[str, str]
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One change, as it sits in the watch history."""
+class StoredEvent(NamedTuple):
+    """One change, as it sits in the watch history (immutable; a tuple, cheap to make per write)."""
 
     type: str
     resource: str
@@ -65,8 +63,13 @@ class _Table:
         self.oldest_rv = 0
 
     def index(self, key: Key, obj: dict[str, Any]) -> None:
+        by_label = self.by_label
         for item in (obj["metadata"].get("labels") or {}).items():
-            self.by_label.setdefault(item, {})[key] = None
+            bucket = by_label.get(item)
+            if bucket is None:
+                by_label[item] = {key: None}
+            else:
+                bucket[key] = None
 
     def unindex(self, key: Key, obj: dict[str, Any]) -> None:
         for item in (obj["metadata"].get("labels") or {}).items():
@@ -84,7 +87,9 @@ class Store:
         self._history_limit = history_limit
         self._tables: dict[str, _Table] = {}
         self._by_owner: dict[str, dict[tuple[str, str, str], None]] = {}
-        self._listeners: list[Callable[[StoredEvent], None]] = []
+        self._listeners: list[tuple[str | None, Callable[[StoredEvent], None]]] = []
+        # The listeners each resource's changes reach, in subscription order; rebuilt on subscribe.
+        self._listeners_of: dict[str, list[Callable[[StoredEvent], None]]] = {}
 
     # ------------------------------------------------------------------ reads
     def _table(self, resource: str) -> _Table:
@@ -155,18 +160,21 @@ class Store:
 
     def put(self, resource: str, obj: dict[str, Any], *, event: str) -> StoredEvent:
         """Store ``obj`` (whose metadata.resourceVersion the caller set from :meth:`next_rv`)."""
-        table = self._table(resource)
-        key = _key_of(obj)
+        table = self._tables.get(resource) or self._table(resource)
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
         old = table.objects.get(key)
         if self._snapshots is not None:
             self._check_snapshot(resource, key, old)
             self._snapshots[(resource, key)] = _canonical(obj)
-        meta = obj["metadata"]
-        old_meta = None if old is None else old["metadata"]
-        # Most writes keep labels and owners: re-index only what changed.
-        relabel = old_meta is None or old_meta.get("labels") != meta.get("labels")
-        reown = old_meta is None or old_meta.get("ownerReferences") != meta.get("ownerReferences")
-        if old is not None:
+        if old is None:
+            relabel = reown = True
+        else:  # most writes keep labels and owners (often the very same values): re-index only what changed
+            old_meta = old["metadata"]
+            labels, old_labels = meta.get("labels"), old_meta.get("labels")
+            relabel = labels is not old_labels and labels != old_labels
+            owners, old_owners = meta.get("ownerReferences"), old_meta.get("ownerReferences")
+            reown = owners is not old_owners and owners != old_owners
             if relabel:
                 table.unindex(key, old)
             if reown:
@@ -212,7 +220,11 @@ class Store:
         if len(table.history) == table.history.maxlen:
             table.oldest_rv = table.history[0].rv
         table.history.append(event)
-        for listener in self._listeners:
+        listeners = self._listeners_of.get(event.resource)
+        if listeners is None:
+            listeners = self._listeners_of[event.resource] = [
+                listener for resource, listener in self._listeners if resource in (None, event.resource)]
+        for listener in listeners:
             listener(event)
         return event
 
@@ -225,9 +237,11 @@ class Store:
             discard(self._by_owner, ref.get("uid", ""), (resource, *key))
 
     # ------------------------------------------------------------------ watch support
-    def subscribe(self, listener: Callable[[StoredEvent], None]) -> None:
-        """Call ``listener`` synchronously for every stored change (the API server's watch hub)."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: Callable[[StoredEvent], None], *, resource: str | None = None) -> None:
+        """Call ``listener`` synchronously for every stored change (the API server's watch hub), or
+        for every change of ``resource`` only."""
+        self._listeners.append((resource, listener))
+        self._listeners_of.clear()
 
     def history_since(self, resource: str, rv: int) -> list[StoredEvent]:
         """Every change of ``resource`` with a revision greater than ``rv``, oldest first.

@@ -156,6 +156,21 @@ def test_generation_bumps_only_on_spec_changes(cluster: FakeCluster) -> None:
     assert status["metadata"]["generation"] == 2
 
 
+def test_spec_changed_sees_every_field_outside_metadata_and_status() -> None:
+    """What bumps ``generation``: any top-level field but metadata and status that differs,
+    appears or goes."""
+    from fakekube.apiserver.strategy import Strategy
+
+    rule = Strategy()
+    base = {"metadata": {"name": "a"}, "spec": {"x": 1}, "status": {}}
+    assert not rule.spec_changed({**base, "metadata": {"name": "b"}, "status": {"y": 2}}, base)
+    assert not rule.spec_changed({"spec": {"x": 1}}, base)
+    assert rule.spec_changed({**base, "spec": {"x": 2}}, base)
+    assert rule.spec_changed({**base, "data": 1}, base)
+    assert rule.spec_changed(base, {**base, "data": 1})
+    assert rule.spec_changed({"metadata": {}, "spec": {"x": 1}, "data": None}, {**base, "extra": None})
+
+
 def test_status_subresource_separation(cluster: FakeCluster) -> None:
     created = cluster.create(job())
     created["status"] = {"active": 5}

@@ -86,6 +86,44 @@ def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
     assert created["data"] == {"passes": "1"}
 
 
+def test_a_status_update_skips_defaults_it_would_discard_and_strict_mode_checks_the_claim(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pod defaulting writes only under spec, which a status update takes from the stored pod: a
+    trusted status update skips it (the stored pod is unchanged either way); strict mode runs it
+    and fails when it changes anything outside spec."""
+    cluster = FakeCluster(seed=0)
+    pod = _running_pod(cluster)
+    strategy = cluster.api.resource("pods").strategy
+    assert strategy.defaults_only_spec
+    calls: list[dict] = []
+    original = strategy.default
+
+    def spying_default(obj: dict) -> None:
+        calls.append(obj)
+        original(obj)
+
+    monkeypatch.setattr(strategy, "default", spying_default)
+    del pod["spec"]["dnsPolicy"]  # a default the update would have restored, and discards with the spec
+    pod["status"]["message"] = "fast"
+    written = cluster.kubelet.client.update_status(pod)
+    assert calls == [] and written["spec"]["dnsPolicy"] == "ClusterFirst" and written["status"]["message"] == "fast"
+    cluster.client.update_status({**written, "status": {**written["status"], "message": "user"}})
+    assert len(calls) == 1  # a user's write keeps the whole path
+
+    def labelling_default(obj: dict) -> None:
+        original(obj)
+        obj["metadata"]["labels"] = {"defaulted": "yes"}
+
+    monkeypatch.setattr(strategy, "default", labelling_default)
+    cluster.api.strict = True
+    pod = cluster.api.get("pods", "p", "default")
+    with pytest.raises(StrictModeError) as caught:
+        cluster.kubelet.client.update_status(pod)
+    assert str(caught.value) == ("strict mode: the update of Pod default/p built by kubelet is changed outside spec "
+                                 "by defaulting that declares only spec defaults: metadata.labels: (absent) -> "
+                                 '{"defaulted": "yes"}')
+
+
 def _status_write_with(cluster: FakeCluster, **status: object) -> dict:
     """A kubelet status write whose pod status carries the given fields."""
     pod = _running_pod(cluster)
@@ -149,3 +187,21 @@ def test_no_trust_switch_in_the_public_client(verb: str) -> None:
 def test_strict_takes_a_bool() -> None:
     with pytest.raises(TypeError, match=r"FakeCluster\(strict=...\) takes True or False"):
         FakeCluster(seed=0, strict="yes")  # type: ignore[arg-type]
+
+
+def test_a_trusted_patch_is_not_json_checked_but_strict_mode_checks_it(fast: None) -> None:
+    """A simulator's patch is a JSON value it built: the fast path applies it as it is; strict mode
+    fails on anything a request body could not carry. A user's patch is checked in either mode."""
+    patch = {"metadata": {"labels": {"team": "a"}, "annotations": {"when": {"not", "json"}}}}
+    cluster = FakeCluster(seed=0)
+    _running_pod(cluster)
+    with pytest.raises(BadRequest, match="the patch is not JSON"):
+        cluster.client.patch("pods", "p", patch, patch_type="strategic")
+    patched = cluster.job_controller.client.patch("pods", "p", {"metadata": {"labels": {"team": "a"}}},
+                                                  patch_type="strategic")
+    assert patched["metadata"]["labels"] == {"team": "a"}
+    cluster.api.strict = True
+    with pytest.raises(StrictModeError) as caught:
+        cluster.job_controller.client.patch("pods", "p", patch, patch_type="strategic")
+    assert str(caught.value).startswith("strict mode: the patch of Pod default/p built by job-controller sends a "
+                                        "patch that is not JSON: metadata.annotations.when holds a set")

@@ -192,10 +192,13 @@ def test_method_not_allowed_on_documents(req: Http) -> None:
 
 def test_an_internal_failure_is_a_generic_500_never_a_traceback(req: Http, server: ClusterServer,
                                                                    cluster: FakeCluster) -> None:
-    def broken(request: Any) -> None:
-        raise RuntimeError("boom")
+    class Broken:
+        name = "broken"
 
-    cluster.api.admission.mutate = broken  # type: ignore[method-assign]
+        def admit(self, request: Any) -> None:
+            raise RuntimeError("boom")
+
+    cluster.api.admission.register(Broken(), resources=["configmaps"], mutating=True)
     code, _, status = req("POST", CM, configmap("x"))
     assert code == 500 and status["reason"] == "InternalError" and "Traceback" not in json.dumps(status)
     assert "boom" not in status["message"]

@@ -182,8 +182,6 @@ def install(server: ApiServer) -> None:
                                      short_names=("crd", "crds"), subresources=frozenset({"status"})))
 
     def on_change(event: StoredEvent) -> None:
-        if event.resource != CRD_KEY:
-            return
         if event.type == DELETED:
             spec = event.obj["spec"]
             rt = server.registry.by_key(f"{spec['names']['plural']}.{spec['group']}")
@@ -192,4 +190,4 @@ def install(server: ApiServer) -> None:
         elif event.old is None or event.old.get("spec") != event.obj.get("spec"):
             _serve(server, event.obj)
 
-    server.store.subscribe(on_change)
+    server.store.subscribe(on_change, resource=CRD_KEY)

@@ -29,7 +29,8 @@ UPDATE_FORBIDDEN = (
 
 
 def set_condition(status: dict[str, Any], condition: dict[str, Any], now: str) -> None:
-    """Insert or replace a pod condition by type, keeping lastTransitionTime when status is unchanged."""
+    """Insert or replace a pod condition by type, keeping lastTransitionTime when status is unchanged.
+    Edits ``status`` and its ``conditions`` list, never a condition in place."""
     conditions = status.setdefault("conditions", [])
     for i, existing in enumerate(conditions):
         if existing.get("type") == condition["type"]:
@@ -44,10 +45,11 @@ def set_condition(status: dict[str, Any], condition: dict[str, Any], now: str) -
 def _default_container(c: dict[str, Any]) -> None:
     c.setdefault("terminationMessagePath", "/dev/termination-log")
     c.setdefault("terminationMessagePolicy", "File")
-    image = str(c.get("image", ""))
-    tag = image.rsplit("/", 1)[-1]
-    latest = ":" not in tag or tag.endswith(":latest")
-    c.setdefault("imagePullPolicy", "Always" if latest and "@" not in image else "IfNotPresent")
+    if "imagePullPolicy" not in c:
+        image = str(c.get("image", ""))
+        tag = image.rsplit("/", 1)[-1]
+        latest = ":" not in tag or tag.endswith(":latest")
+        c["imagePullPolicy"] = "Always" if latest and "@" not in image else "IfNotPresent"
     c.setdefault("resources", {})
     for port in c.get("ports") or []:
         port.setdefault("protocol", "TCP")
@@ -109,6 +111,7 @@ def _qos_class(spec: dict[str, Any]) -> str:
 
 class PodStrategy(Strategy):
     return_deleted_object = True
+    defaults_only_spec = True
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {})
@@ -231,9 +234,12 @@ def _binding(server: ApiServer, rt: ResourceType, ns: str, name: str, body: dict
     if current:
         raise Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
                        f'assigned to node "{current}"', details={"name": name, "kind": "pods/binding"})
-    # Stored objects are never mutated, so the new version may share untouched subtrees with the old.
-    new = {**pod, "metadata": dict(pod["metadata"]), "spec": {**pod["spec"], "nodeName": node},
-           "status": deep_copy(pod.get("status") or {})}
+    # Stored objects are never mutated, so the new version may share untouched subtrees with the old:
+    # set_condition edits only the status map and its conditions list (it replaces conditions).
+    status = dict(pod.get("status") or {})
+    if "conditions" in status:
+        status["conditions"] = list(status["conditions"])
+    new = {**pod, "metadata": dict(pod["metadata"]), "spec": {**pod["spec"], "nodeName": node}, "status": status}
     set_condition(new["status"], {"type": "PodScheduled", "status": "True"}, format_time(server.now))
     server._persist(rt, new, "bind", "MODIFIED", "binding")
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}

@@ -8,7 +8,8 @@ mutated; every result is a fresh structure sharing nothing with the inputs. Erro
 One module per algorithm; every public name is importable from this package:
 
 * :mod:`.media` -- :func:`apply_patch` (what the API server calls: media-type dispatch and body
-  decoding), :func:`normalize_patch_type` and the media-type constants.
+  decoding; :func:`apply_built_patch` for a body already known to be JSON), :func:`normalize_patch_type`
+  and the media-type constants.
 * :mod:`.merge` -- JSON merge patch: :func:`json_merge_patch`, :func:`create_merge_patch`.
 * :mod:`.jsonpatch` -- JSON patch: :func:`json_patch` and its limits.
 * :mod:`.strategic` -- strategic merge patch: :func:`strategic_merge_patch`, :class:`MergeSchema`,
@@ -57,6 +58,7 @@ from .media import (
     JSON_PATCH,
     MERGE_PATCH,
     STRATEGIC_MERGE_PATCH,
+    apply_built_patch,
     apply_patch,
     normalize_patch_type,
 )
@@ -94,6 +96,7 @@ __all__ = [
     "MergeSchema",
     "PatchApplyError",
     "PatchInternalError",
+    "apply_built_patch",
     "apply_patch",
     "create_merge_patch",
     "json_merge_patch",

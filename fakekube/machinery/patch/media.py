@@ -20,7 +20,7 @@ from .errors import generic_status
 from .jsonpatch import json_patch
 from .merge import json_merge_patch, pruned
 from .schemas import schema_for
-from .strategic import strategic_merge_patch
+from .strategic import MergeSchema, strategic_merge_patch
 
 __all__ = [
     "APPLY_PATCH_CBOR",
@@ -29,6 +29,7 @@ __all__ = [
     "JSON_PATCH",
     "MERGE_PATCH",
     "STRATEGIC_MERGE_PATCH",
+    "apply_built_patch",
     "apply_patch",
     "normalize_patch_type",
 ]
@@ -99,6 +100,21 @@ def apply_patch(target: dict[str, Any], patch_body: bytes | str | dict[str, Any]
     ``share=True`` lets a strategic merge result share untouched subtrees with ``target``.
     Server-side apply is not handled here (``UsageError``).
     """
+    media, schema = _accepted(patch_type, resource)
+    return _apply(target, _decode_body(patch_body, media), media, schema, share)
+
+
+def apply_built_patch(target: dict[str, Any], body: dict[str, Any] | list[Any], patch_type: str, *,
+                      resource: str, share: bool = False) -> dict[str, Any]:
+    """:func:`apply_patch` for a body its caller built as a JSON value (a dict or list of JSON
+    values, what decoding a request body gives), which is not checked again."""
+    media, schema = _accepted(patch_type, resource)
+    return _apply(target, body, media, schema, share)
+
+
+def _accepted(patch_type: str, resource: str) -> tuple[str, MergeSchema | None]:
+    """The media type of ``patch_type`` and ``resource``'s strategic-merge schema; 415 (or a
+    ``UsageError`` for server-side apply) when ``resource`` does not take that type."""
     media = normalize_patch_type(patch_type)
     schema = schema_for(resource)
     if media in (APPLY_PATCH_YAML, APPLY_PATCH_CBOR):
@@ -106,7 +122,10 @@ def apply_patch(target: dict[str, Any], patch_body: bytes | str | dict[str, Any]
     supported = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH) if schema else (JSON_PATCH, MERGE_PATCH)
     if media not in supported:
         raise _unsupported(schema is not None)
-    body = _decode_body(patch_body, media)
+    return media, schema
+
+
+def _apply(target: dict[str, Any], body: Any, media: str, schema: MergeSchema | None, share: bool) -> dict[str, Any]:
     if media == STRATEGIC_MERGE_PATCH:
         assert schema is not None
         return strategic_merge_patch(target, body, schema, share=share)

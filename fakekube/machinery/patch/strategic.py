@@ -147,16 +147,17 @@ def _remove_directives(value: Any) -> tuple[Any, bool]:
 
 
 def _is_directive_key(key: str) -> bool:
-    return (key in (_PATCH, _RETAIN_KEYS) or key.startswith(_ORDER_PREFIX + "/")
-            or key.startswith(_DELETE_PREFIX + "/"))
+    return key[:1] == "$" and (key in (_PATCH, _RETAIN_KEYS) or key.startswith(_ORDER_PREFIX + "/")
+                               or key.startswith(_DELETE_PREFIX + "/"))
 
 
 def _strip_directives(value: Any) -> Any:
     """A copy without directive keys (a typed decode drops them as unknown fields)."""
     if isinstance(value, dict):
-        return {k: _strip_directives(v) for k, v in value.items() if not _is_directive_key(k)}
+        return {k: _strip_directives(v) if isinstance(v, dict | list) else v
+                for k, v in value.items() if not _is_directive_key(k)}
     if isinstance(value, list):
-        return [_strip_directives(v) for v in value]
+        return [_strip_directives(v) if isinstance(v, dict | list) else v for v in value]
     return value
 
 
@@ -527,7 +528,7 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
 
 def _patched_field(key: str) -> str:
     """The field a patch key acts on (``$deleteFromPrimitiveList/x`` and ``$setElementOrder/x`` act on x)."""
-    if key.startswith((_DELETE_PREFIX + "/", _ORDER_PREFIX + "/")):
+    if key[:1] == "$" and key.startswith((_DELETE_PREFIX + "/", _ORDER_PREFIX + "/")):
         return key.partition("/")[2]
     return key
 
@@ -554,14 +555,11 @@ def _strip_along(merged: Any, patch: Any) -> Any:
     if not isinstance(merged, dict) or not isinstance(patch, dict) or _PATCH in patch:
         return _strip_directives(merged)
     touched = {_patched_field(k): v for k, v in patch.items()}
-    out: dict[str, Any] = {}
-    for key, value in merged.items():
-        if _is_directive_key(key):
-            continue
-        if key not in touched:
-            out[key] = value
-        elif isinstance(touched[key], dict) and key in patch:
-            out[key] = _strip_along(value, touched[key])
-        else:
-            out[key] = _strip_directives(value)
+    out = dict(merged)  # in merged's order; the fields the patch did not touch stay shared
+    for key, value in touched.items():
+        if key in out:
+            out[key] = (_strip_along(out[key], value) if isinstance(value, dict) and key in patch
+                        else _strip_directives(out[key]))
+    for key in [k for k in out if k[:1] == "$" and _is_directive_key(k)]:
+        del out[key]
     return out
