@@ -768,3 +768,22 @@ def test_cel_evaluation_errors_ratchet_like_failures_and_transition_rules_still_
     relimited = {"metadata": {"name": "r"}, "spec": {"total": 5, "parts": 1, "limit": 2}}
     assert [str(e) for e in schema.validate(relimited, {**old, "spec": {**old["spec"], "parts": 1}})] == [
         'spec: Invalid value: "object": limit is fixed']
+
+
+#: JobSet's CRD as this project ships it (no ../shared needed).
+LOCAL_CRD_PATH = ROOT / "jobset_ref" / "api" / "jobset_crd.json"
+
+
+@settings(max_examples=150, deadline=None)
+@given(spec=json_values, status=json_values)
+def test_property_the_decoders_type_check_is_validations_type_errors(spec: Any, status: Any) -> None:
+    """A custom resource's decoding refuses values of the wrong JSON type with exactly the type
+    errors full validation would report, from the schema pass alone (no CEL run)."""
+    import json
+
+    schema = StructuralSchema.from_crd_version(json.loads(LOCAL_CRD_PATH.read_text())["spec"]["versions"][0])
+    obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+           "spec": spec, "status": status}
+    admitted = schema.default(schema.prune(obj))
+    full = [e for e in schema.validate(admitted) if e.type == ErrorType.TYPE_INVALID]
+    assert [(e.type, str(e)) for e in schema.type_errors(admitted)] == [(e.type, str(e)) for e in full]

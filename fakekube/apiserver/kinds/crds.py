@@ -45,7 +45,7 @@ class CustomResourceStrategy(Strategy):
         pruned = self.schema.default(self.schema.prune(obj))
         type_errors = _beyond_int64(pruned, "")
         if not type_errors:
-            type_errors = [e for e in self.schema.validate(pruned) if e.type == ErrorType.TYPE_INVALID]
+            type_errors = self.schema.type_errors(pruned)
         if type_errors and self.names is not None:
             meta = pruned.get("metadata") if isinstance(pruned.get("metadata"), dict) else {}
             name = meta.get("name") or meta.get("generateName") or ""

@@ -258,6 +258,14 @@ class StructuralSchema:
         """
         return self._validate(obj, old, warnings, status_only=False)
 
+    def type_errors(self, obj: Mapping[str, Any]) -> list[FieldError]:
+        """The type errors :meth:`validate` would report for ``obj`` as a new object (values of
+        the wrong JSON type: what the decoder refuses), from the schema pass alone. Neither the
+        list-type nor the CEL pass reports a type error, and CEL does not run on a mistyped object."""
+        errs: list[FieldError] = []
+        Validator(self._kube_minor).openapi(obj, self._root, "", MISSING, None, errs, top=True)
+        return [e for e in errs if e.type == ErrorType.TYPE_INVALID]
+
     def validate_status(self, obj: Mapping[str, Any], old: Mapping[str, Any], *,
                         warnings: list[str] | None = None) -> list[FieldError]:
         """Validation of an update through the ``status`` subresource (``statusStrategy.ValidateUpdate``):
