@@ -222,8 +222,12 @@ def _fast(value: Any, t: _Type, exact: bool = False, depth: int = wire.MAX_DEPTH
                     del out[key]
                 continue
             ck = ct.kind
-            if ck == _STRING or ck == _TIME:
+            if ck == _STRING or ck == _TIME:  # the common leaves, checked here rather than by a call
                 if type(child) is not str:
+                    raise _Unusual
+                continue
+            if ck == _BOOL:
+                if type(child) is not bool:
                     raise _Unusual
                 continue
             new = _fast(child, ct, exact, depth - 1)
@@ -245,6 +249,11 @@ def _fast(value: Any, t: _Type, exact: bool = False, depth: int = wire.MAX_DEPTH
             if type(value) is not dict:
                 raise _Unusual
             items = value.items()
+        if elem.kind == _STRING:  # labels, annotations, finalizers, args: no call per item
+            for key, child in items:
+                if type(child) is not str or (exact and type(key) is not int and type(key) is not str):
+                    raise _Unusual
+            return value
         changed = None
         for key, child in items:
             if child is None or (exact and type(key) is not int and type(key) is not str):
@@ -279,13 +288,16 @@ def _fast(value: Any, t: _Type, exact: bool = False, depth: int = wire.MAX_DEPTH
     return value
 
 
-def exact(rt: ResourceType, obj: dict[str, Any]) -> bool:
+def exact(rt: ResourceType, obj: dict[str, Any], stored: dict[str, Any] | None = None) -> bool:
     """Whether ``obj`` is plain JSON that decodes into ``rt``'s Go type unchanged, every field
     declared: what strict mode asks of a body a simulator built, in one walk (False leaves the
-    wording to :func:`undecoded` and field validation)."""
+    wording to :func:`undecoded` and field validation). A top-level field ``obj`` shares with
+    ``stored`` (the object as stored: frozen, and checked when it was written) is not walked again."""
     t = None if rt.custom else _kind_type(rt.api_version, rt.kind)
     if t is None:
         return False
+    if stored is not None:
+        obj = {key: value for key, value in obj.items() if value is not stored.get(key)}
     try:
         _fast(obj, t, True)
     except _Unusual:

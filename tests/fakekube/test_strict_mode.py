@@ -146,6 +146,22 @@ def test_strict_mode_decodes_what_the_simulator_built(fast: None, status: dict, 
     assert str(caught.value).startswith(f"strict mode: the update of Pod default/p built by kubelet {problem}")
 
 
+def test_strict_mode_blames_a_simulator_only_for_fields_it_added(fast: None) -> None:
+    """A field the pod's spec does not declare, sent by a user (kept, as this fake keeps unknown
+    fields of built-in kinds), rides along in every kubelet status write: not the kubelet's doing."""
+    cluster = FakeCluster(seed=0, strict=True)
+    cluster.add_nodes(1)
+    pod = make_pod("p")
+    pod["spec"]["colour"] = "blue"
+    cluster.create(pod)
+    cluster.advance(30)
+    assert cluster.get("Pod", "p")["status"]["phase"] == "Running"
+    running = cluster.api.get("pods", "p", "default")
+    running["status"]["shade"] = "dark"
+    with pytest.raises(StrictModeError, match=r"has fields its kind does not declare: status\.shade$"):
+        cluster.kubelet.client.update_status(running)
+
+
 def test_the_fast_default_does_not_decode_a_simulator_body(fast: None) -> None:
     assert _status_write_with(FakeCluster(seed=0), nominatedNodeName=None)["status"]["nominatedNodeName"] is None
 
