@@ -69,10 +69,11 @@ def _relaxed_gc(method: _F) -> _F:
     grows with the heap. A run inside a run, or a caller who disabled the collector, leaves it
     as it is.
 
-    What a large run (more than ``_LARGE_RUN`` loop events) allocated and still holds (the store, the caches) counts as old when the
-    run returns: it joins the oldest generation, where the next full collection examines it,
-    instead of staying young, where the first allocation after the run would make a young
-    collection walk all of it (~5 % of a 1,600-pod run, growing with the run). Nothing is kept
+    What a large run (more than ``_LARGE_RUN`` loop events) allocated and still holds (the
+    store, the caches) counts as old when the run returns: it joins the oldest generation, where
+    the next full collection examines it, instead of staying young, where the first allocation
+    after the run would make a young collection walk all of it (~5 % of a 1,600-pod run,
+    growing with the run). Nothing is kept
     from the collector: cycles the run left behind go with the next full collection. A small run
     (most of a test suite's) leaves the collector's generations as they are, and a caller who
     froze objects (``gc.freeze()``) keeps them frozen; the run's objects then stay young."""
