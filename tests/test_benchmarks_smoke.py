@@ -23,6 +23,14 @@ def test_multislice_scenario_restarts_once_then_completes() -> None:
     assert result["api_writes"] > 0
 
 
+def test_the_scaling_table_opens_with_the_machine_reference() -> None:
+    """Tables from different days compare only next to the same fixed workload's time."""
+    lines = multislice.run_scaling(quick=True)
+    assert lines[0].startswith("machine reference: ") and " ms CPU " in lines[0]
+    assert float(lines[0].split()[2]) > 0
+    assert lines[2].startswith("## multislice") and len([r for r in lines if r.startswith("| 2 |")]) == 1
+
+
 def test_pod_factory_labels_groups() -> None:
     assert core.pod(7, 7 % 200)["metadata"]["labels"] == {"app": "bench", "group": "g7", "idx": "7"}
 
