@@ -282,11 +282,7 @@ class ApiServer:
         if trusted is None or mutated:
             rt.strategy.default(obj)
         elif self.strict:
-            before = deep_copy(obj)
-            rt.strategy.default(obj)
-            if obj != before:
-                raise self._strict_error("create", rt, obj, trusted,
-                                         "is changed by defaulting: " + "; ".join(json_differences(before, obj)))
+            self._default_unchanged("create", rt, obj, trusted, "is changed by defaulting")
 
     def _default_update(self, rt: ResourceType, new: dict[str, Any], subresource: str | None,
                         trusted: str | None) -> None:
@@ -298,12 +294,22 @@ class ApiServer:
         if trusted is None or subresource != "status" or not strategy.defaults_only_spec:
             strategy.default(new)
         elif self.strict:
-            before = deep_copy({k: val for k, val in new.items() if k != "spec"})
-            strategy.default(new)
-            after = {k: val for k, val in new.items() if k != "spec"}
-            if after != before:
-                raise self._strict_error("update", rt, new, trusted, "is changed outside spec by defaulting that "
-                                         "declares only spec defaults: " + "; ".join(json_differences(before, after)))
+            self._default_unchanged("update", rt, new, trusted,
+                                    "is changed outside spec by defaulting that declares only spec defaults",
+                                    ignored="spec")
+
+    def _default_unchanged(self, verb: str, rt: ResourceType, obj: dict[str, Any], trusted: str, problem: str,
+                           ignored: str | None = None) -> None:
+        """Strict mode runs a defaulting pass a trusted write skips, and fails with ``problem`` and
+        the differences when it changes ``obj`` (outside its top-level field ``ignored``)."""
+        def watched() -> dict[str, Any]:
+            return {key: value for key, value in obj.items() if key != ignored}
+
+        before = deep_copy(watched())
+        rt.strategy.default(obj)
+        after = watched()
+        if after != before:
+            raise self._strict_error(verb, rt, obj, trusted, f"{problem}: " + "; ".join(json_differences(before, after)))
 
     def _decodes(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, verb: str) -> bool:
         """Whether a write's body goes through typed decoding and field validation: every
