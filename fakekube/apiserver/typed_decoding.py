@@ -183,8 +183,8 @@ class _Unusual(Exception):
     """The fast decoder met something it leaves to :class:`_Decoder` (an error, a subclass, a null item)."""
 
 
-@functools.lru_cache(maxsize=4096)
 def _valid_quantity(text: str) -> bool:
+    """Whether ``text`` parses as a quantity (parsing is memoised: :meth:`Quantity.parse`)."""
     try:
         parse_quantity(text.strip())
     except (ValueError, ArithmeticError):
