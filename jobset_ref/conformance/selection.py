@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 __all__ = ["SelectionError", "compile_selection"]
 
@@ -54,18 +54,18 @@ class _Parser:
         return token
 
     def disjunction(self) -> Match:
-        parts = [self.conjunction()]
-        while self._peek() == "or":
-            self.pos += 1
-            parts.append(self.conjunction())
-        return parts[0] if len(parts) == 1 else (lambda s: any(p(s) for p in parts))
+        return self._joined("or", self.conjunction, any)
 
     def conjunction(self) -> Match:
-        parts = [self.negation()]
-        while self._peek() == "and":
+        return self._joined("and", self.negation, all)
+
+    def _joined(self, word: str, operand: Callable[[], Match], combine: Callable[[Iterator[bool]], bool]) -> Match:
+        """``operand (word operand)*``: one operand as it is, several combined by ``combine``."""
+        parts = [operand()]
+        while self._peek() == word:
             self.pos += 1
-            parts.append(self.negation())
-        return parts[0] if len(parts) == 1 else (lambda s: all(p(s) for p in parts))
+            parts.append(operand())
+        return parts[0] if len(parts) == 1 else (lambda s: combine(p(s) for p in parts))
 
     def negation(self) -> Match:
         if self._peek() == "not":
