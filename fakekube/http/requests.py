@@ -87,6 +87,12 @@ class Response:
         return cls(int(status.get("code") or 500), _dumps(status), close=close)
 
     @classmethod
+    def unauthorized(cls) -> Response:
+        """kube-apiserver's answer to credentials it does not accept (the connection closes: a
+        request body, never read, cannot be left on it)."""
+        return cls.status(_status(401, "Unauthorized", "Unauthorized"), close=True)
+
+    @classmethod
     def internal_error(cls) -> Response:
         return cls.status(_status(500, "InternalError", "Internal error occurred: the fake API server failed to "
                                   "handle this request (see ClusterServer.errors)"), close=True)

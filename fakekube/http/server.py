@@ -13,8 +13,10 @@ behind that choice): it starts in a millisecond, needs no event loop of its own,
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import secrets
 import shutil
 import socket
 import tempfile
@@ -137,7 +139,14 @@ class ClusterServer:
     """A running HTTP server for one cluster; use as a context manager.
 
     ``url`` is ``http://127.0.0.1:<port>``; ``kubeconfig`` the path of a kubeconfig written for it
-    (cluster, context and user ``fakekube``, namespace ``default``, no credentials).
+    (cluster, context and user ``fakekube``, namespace ``default``, the user's bearer token
+    ``token``).
+
+    Authentication is kube-apiserver's with anonymous requests allowed: a request without an
+    ``Authorization`` header is served, and one that presents anything but this server's own
+    ``Bearer <token>`` gets 401 ``Unauthorized``. Each server draws a new token, so a client left
+    running from an earlier server (a stray operator or controller process in a parallel test
+    run) cannot act on a later server that reuses its port.
     """
 
     def __init__(self, cluster: FakeCluster, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual",
@@ -160,7 +169,9 @@ class ClusterServer:
             self._tmpdir = tempfile.mkdtemp(prefix="fakekube-")
             kubeconfig = Path(self._tmpdir) / "kubeconfig"
         self.kubeconfig = str(kubeconfig)
-        write_kubeconfig(self.kubeconfig, self.url)
+        self.token = secrets.token_urlsafe(24)  # not the simulation's randomness: no seed decides it
+        self._authorization = f"Bearer {self.token}"
+        write_kubeconfig(self.kubeconfig, self.url, token=self.token)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name=f"fakekube-http-{self.port}", daemon=True)
         self._closed = False
@@ -253,8 +264,10 @@ class ClusterServer:
         self.clock.request_started()
         streaming = False
         try:
-            wake = h.headers.get(WAKE_HEADER)
-            response = self._wake_at(h, wake) if wake is not None else None
+            response = self._refused(h)
+            if response is None:
+                wake = h.headers.get(WAKE_HEADER)
+                response = self._wake_at(h, wake) if wake is not None else None
             if response is None:
                 response = self._handler.handle(h.command, url.path, query, h.headers, h.rfile)
             if response.stream is not None:
@@ -274,6 +287,13 @@ class ClusterServer:
         finally:
             if not streaming:
                 self.clock.request_finished()
+
+    def _refused(self, h: _Handler) -> Response | None:
+        """401 for credentials other than this server's token (none at all is anonymous, served)."""
+        credentials = h.headers.get("Authorization")
+        if credentials is None or hmac.compare_digest(credentials.encode(), self._authorization.encode()):
+            return None
+        return Response.unauthorized()
 
     def _wake_at(self, h: _Handler, value: str) -> Response | None:
         """Take a client's announced next timer (``X-Fakekube-Wake-At``, see

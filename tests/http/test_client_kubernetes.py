@@ -287,3 +287,20 @@ def test_a_job_completes_by_itself_on_the_realtime_clock_seen_through_a_watch(
     took = (complete.last_transition_time - created.metadata.creation_timestamp).total_seconds()
     assert 32 <= took <= 33  # 32.01 virtual seconds, at second precision
     assert fake_apiserver.cluster.elapsed >= 32
+
+
+def test_a_client_left_from_an_earlier_server_is_refused(fake_apiserver: ClusterServer, tmp_path: Path) -> None:
+    """An operator still running with the kubeconfig of an earlier server (whose port this server
+    reuses) is refused with 401 Unauthorized on every call, and acts on nothing; the client sends
+    the kubeconfig's token, so this server's own kubeconfig works."""
+    stale = json.loads(Path(fake_apiserver.kubeconfig).read_text())
+    stale["users"][0]["user"]["token"] = "the-token-of-an-earlier-server"
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps(stale))
+    with config.new_client_from_config(str(path)) as old, config.new_client_from_config(fake_apiserver.kubeconfig) as new:
+        with pytest.raises(ApiException) as refused:
+            client.CoreV1Api(old).create_namespaced_config_map("default", configmap("sneaky"))
+        assert (refused.value.status, status_body(refused.value)) == (401, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized",
+            "reason": "Unauthorized", "code": 401})
+        assert client.CoreV1Api(new).list_namespaced_config_map("default").items == []

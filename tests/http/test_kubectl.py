@@ -795,3 +795,4 @@ def test_jobs_have_no_scale_subresource(kubectl: Kubectl, demo: list[str]) -> No
         "Error from server (NotFound): the server could not find the requested resource\n")
     assert kubectl.fails("scale", "jobset", "demo", "--replicas=2") == (
         "Error from server (NotFound): the server could not find the requested resource\n")
+

@@ -76,10 +76,35 @@ def test_url_kubeconfig_and_free_ports(cluster: FakeCluster) -> None:
         assert config["clusters"] == [{"name": "fakekube", "cluster": {"server": a.url}}]
         assert config["contexts"] == [{"name": "fakekube", "context": {"cluster": "fakekube", "user": "fakekube",
                                                                        "namespace": "default"}}]
-        assert config["users"] == [{"name": "fakekube", "user": {}}]
+        assert config["users"] == [{"name": "fakekube", "user": {"token": a.token}}]
+        assert a.token != b.token and len(a.token) >= 32
         assert a.cluster is cluster
         path = Path(a.kubeconfig)
     assert not path.exists()
+
+
+UNAUTHORIZED = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized",
+                "reason": "Unauthorized", "code": 401}
+
+
+def test_only_this_servers_token_or_none_is_accepted(cluster: FakeCluster) -> None:
+    """Anonymous requests are served; a bearer token of an earlier server (a client left running from
+    it, on a reused port) is refused as kube-apiserver refuses bad credentials, on every path."""
+    with cluster.serve() as earlier:
+        stale = earlier.token
+    with cluster.serve() as s:
+        req = Http(s)
+        assert req("GET", CM)[0] == 200
+        assert req("GET", CM, headers={"Authorization": f"Bearer {s.token}"})[0] == 200
+        for credentials in (f"Bearer {stale}", "Bearer ", "Basic YWRtaW46YWRtaW4=", f"bearer {s.token}"):
+            code, headers, body = req("GET", CM, headers={"Authorization": credentials})
+            assert (code, headers["content-type"], body) == (401, "application/json", UNAUTHORIZED)
+        code, _, body = req("POST", CM, configmap("sneaky"), headers={"Authorization": f"Bearer {stale}"})
+        assert (code, body) == (401, UNAUTHORIZED)
+        code, _, body = req("GET", CM + "?watch=true", headers={"Authorization": f"Bearer {stale}"})
+        assert (code, body) == (401, UNAUTHORIZED)
+        assert req("GET", CM)[2]["items"] == []  # the refused create wrote nothing
+        assert s.errors == []
 
 
 def test_kubeconfig_path_given_is_kept(cluster: FakeCluster, tmp_path: Path) -> None:
