@@ -138,8 +138,11 @@ def _nonzero(apps: list[dict[str, int]]) -> tuple[int, int]:
     return cpu, mem
 
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
 def is_terminal(pod: dict[str, Any]) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+    return (pod.get("status") or {}).get("phase") in TERMINAL_PHASES
 
 
 def _tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
@@ -242,7 +245,7 @@ class PodInfo:
 
     key: PodKey
     uid: str
-    labels: dict[str, str]
+    labels: dict[str, str]  # the pod's own (frozen, shared) labels map: read, never edited
     node: str
     requests: dict[str, int]
     nonzero: tuple[int, int]
@@ -279,7 +282,7 @@ class Attempt:
 
     pod: dict[str, Any]
     namespace: str
-    labels: dict[str, str]
+    labels: dict[str, str]  # the pod's own (frozen, shared) labels map: read, never edited
     requests: dict[str, int]
     tolerations: list[dict[str, Any]]
     node_selector: dict[str, str]
@@ -335,7 +338,7 @@ class Filters:
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         requests, nonzero_requests = pod_resources(spec)
         return Attempt(pod=pod, namespace=meta.get("namespace") or "default",
-                       labels=dict(meta.get("labels") or {}), requests=requests, nonzero=nonzero_requests,
+                       labels=meta.get("labels") or {}, requests=requests, nonzero=nonzero_requests,
                        tolerations=list(spec.get("tolerations") or []),
                        node_selector=dict(spec.get("nodeSelector") or {}),
                        required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),

@@ -200,7 +200,7 @@ class Indexes(Filters):
     def _pod_info(self, pod: dict[str, Any], node: str, at: Attempt | None = None) -> PodInfo:
         meta, spec = pod["metadata"], pod.get("spec") or {}
         return PodInfo(key=(meta.get("namespace") or "", meta["name"]), uid=meta.get("uid", ""),
-                       labels=at.labels if at is not None else dict(meta.get("labels") or {}), node=node,
+                       labels=at.labels if at is not None else meta.get("labels") or {}, node=node,
                        requests=at.requests if at is not None else pod_requests(spec),
                        nonzero=at.nonzero if at is not None else nonzero(spec), priority=int(spec.get("priority") or 0),
                        anti_terms=at.anti_terms if at is not None else pod_affinity_terms(pod, "podAntiAffinity"))
