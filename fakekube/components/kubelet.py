@@ -185,6 +185,9 @@ class _Run:
     init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
     init_restarts: dict[str, int] = field(default_factory=dict)
     container_ids: dict[tuple[str, int], str] = field(default_factory=dict)  # (container, restarts) -> ID
+    # The conditions list of this kubelet's last status write, the (type, status, reason, message)
+    # tuples it was built from and the condition maps built from them (``_set_conditions``).
+    conditions: tuple[list[dict[str, Any]], list[tuple[str, str, str, str]], list[dict[str, Any]]] | None = None
 
     def container_id(self, name: str, restarts: int) -> str:
         """The runtime's ID of ``name``'s ``restarts``-th run: a hash of the pod's UID, the name and the count."""
@@ -261,6 +264,17 @@ def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> Condition:
     if messages:
         return "False", "ReadinessGatesNotReady", ", ".join(messages)
     return _TRUE
+
+
+def _condition(wanted: tuple[str, str, str, str], transition: Any) -> dict[str, Any]:
+    """The condition map of ``(type, status, reason, message)`` ("" for an absent field)."""
+    ctype, cstatus, reason, message = wanted
+    cond = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": transition}
+    if reason:
+        cond["reason"] = reason
+    if message:
+        cond["message"] = message
+    return cond
 
 
 class Kubelet:
@@ -549,24 +563,32 @@ class Kubelet:
         if self._runs.get(run.key) is run:
             del self._runs[run.key]
 
-    def _set_conditions(self, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
+    def _set_conditions(self, run: _Run, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
         """Kubelet-owned conditions ``(type, status, reason, message)`` first, in the kubelet's
-        order; others (PodScheduled, …) after."""
+        order; others (PodScheduled, …) after. A condition keeps its lastTransitionTime while its
+        status stays the same.
+
+        While the pod's conditions are still the list of this kubelet's last write (a stored
+        object is the body written, frozen), they are rebuilt from what that write was made of:
+        an unchanged condition is the very map written before, and the others follow it."""
         now = self._now_text()
         conditions = status.get("conditions") or []
-        old = {c.get("type"): c for c in conditions}
-        out = []
-        for ctype, cstatus, reason, message in wanted:
-            prev = old.get(ctype)
-            ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cstatus else now
-            new = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": ltt}
-            if reason:
-                new["reason"] = reason
-            if message:
-                new["message"] = message
-            out.append(new)
-        out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
-        status["conditions"] = out
+        mine = run.conditions
+        out: list[dict[str, Any]] = []
+        if mine is not None and mine[0] is conditions:
+            _, before, built = mine
+            for w, was, prev in zip(wanted, before, built, strict=True):
+                out.append(prev if w == was else _condition(w, prev["lastTransitionTime"] if w[1] == was[1] else now))
+            others = conditions[len(built):]
+        else:
+            old = {c.get("type"): c for c in conditions}
+            for w in wanted:
+                prev = old.get(w[0])
+                out.append(_condition(w, prev.get("lastTransitionTime") if prev is not None
+                                      and prev.get("status") == w[1] else now))
+            others = [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
+        status["conditions"] = written = out + others
+        run.conditions = (written, wanted, out)
 
     def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
                         phase: str, incomplete: list[str] | None = None) -> list[tuple[str, str, str, str]]:
@@ -677,7 +699,7 @@ class Kubelet:
         """Phase Pending: init containers as far as they got, app containers waiting for them."""
         spec = pod.get("spec") or {}
         status["phase"] = "Pending"
-        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
                                                           phase="Pending", incomplete=self._incomplete(run, pod)))
         if spec.get("initContainers"):
             status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
@@ -879,7 +901,7 @@ class Kubelet:
         spec = pod.get("spec") or {}
         started = format_time(run.started_at or self.rt.now)
         status["phase"] = "Running"
-        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
                                                                    phase="Running"))
         if spec.get("initContainers"):
             status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
@@ -928,7 +950,7 @@ class Kubelet:
         name, ns, uid = run.key[1], run.key[0], run.uid
 
         def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
-            self._set_conditions(status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
+            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
                                                                    phase="Running"))
             status["containerStatuses"] = [
                 self._container_status(run, c, {"waiting": {
@@ -956,7 +978,7 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
+            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
                                                               incomplete=self._incomplete(run, p)))
             term = self._terminated(run, code, reason, message=message)
             if spec.get("initContainers") and run.init_states:
