@@ -304,7 +304,6 @@ class Kubelet:
         self._pods = self.rt.informer("pods")
         for pod in self._pods.list():
             self._track_node("ADDED", pod, None)
-        self._pods.add_handler(self._track_node)
         self._pods.add_handler(self._on_pod)
         self._nodes.add_handler(self._on_node)
 
@@ -439,7 +438,7 @@ class Kubelet:
     # ------------------------------------------------------------------ events
     def _track_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Keep ``_node_pods`` as the informer's cache changes (every change but a restart's silent
-        drop reaches its handlers): a pod moves only when its ``spec.nodeName`` does."""
+        drop reaches ``_on_pod``): a pod moves only when its ``spec.nodeName`` does."""
         node = None if type_ == "DELETED" else (obj.get("spec") or {}).get("nodeName")
         before = None if old is None else (old.get("spec") or {}).get("nodeName")
         if node == before:
@@ -461,6 +460,8 @@ class Kubelet:
         return pods
 
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        if old is None or type_ == "DELETED" or obj.get("spec") is not old.get("spec"):
+            self._track_node(type_, obj, old)  # (a status write shares the stored spec)
         if not self._running:
             return
         meta = obj["metadata"]
