@@ -165,6 +165,9 @@ class Script:
     reason: str | None = None
 
 
+_NO_SCRIPT = Script()
+
+
 @dataclass(slots=True)
 class _Run:
     """What one node's kubelet tracks for one pod."""
@@ -403,12 +406,15 @@ class Kubelet:
 
     def _script(self, pod: dict[str, Any]) -> Script:
         labels = pod["metadata"].get("labels") or {}
-        script = Script()
+        script = _NO_SCRIPT
         for selector, candidate in reversed(self._scripts):
             if selector.matches(labels):
                 script = candidate
                 break
         ann = pod["metadata"].get("annotations") or {}
+        if not (ANNOTATION_RUN_SECONDS in ann or ANNOTATION_EXIT_CODE in ann or ANNOTATION_READY_AFTER in ann
+                or ANNOTATION_FAIL_REASON in ann):
+            return script  # (frozen: the matching script itself, or the default)
         duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
         try:
             if ANNOTATION_RUN_SECONDS in ann:
@@ -858,6 +864,8 @@ class Kubelet:
         changes: list[tuple[float, str, str, bool]] = []
         kills: list[tuple[float, str, str]] = []
         for c in _probed_containers(pod):
+            if "startupProbe" not in c and "readinessProbe" not in c and "livenessProbe" not in c:
+                continue  # (probe_of would find none of the three)
             name, after = c["name"], 0.0
             startup = probe_of(c, "startup")
             if startup is not None and not run.probes.get(("startup", name)):
