@@ -165,6 +165,9 @@ class Script:
     reason: str | None = None
 
 
+_NO_SCRIPT = Script()
+
+
 @dataclass(slots=True)
 class _Run:
     """What one node's kubelet tracks for one pod."""
@@ -185,6 +188,9 @@ class _Run:
     init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
     init_restarts: dict[str, int] = field(default_factory=dict)
     container_ids: dict[tuple[str, int], str] = field(default_factory=dict)  # (container, restarts) -> ID
+    # The conditions list of this kubelet's last status write, the (type, status, reason, message)
+    # tuples it was built from and the condition maps built from them (``_set_conditions``).
+    conditions: tuple[list[dict[str, Any]], list[tuple[str, str, str, str]], list[dict[str, Any]]] | None = None
 
     def container_id(self, name: str, restarts: int) -> str:
         """The runtime's ID of ``name``'s ``restarts``-th run: a hash of the pod's UID, the name and the count."""
@@ -263,6 +269,17 @@ def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> Condition:
     return _TRUE
 
 
+def _condition(wanted: tuple[str, str, str, str], transition: Any) -> dict[str, Any]:
+    """The condition map of ``(type, status, reason, message)`` ("" for an absent field)."""
+    ctype, cstatus, reason, message = wanted
+    cond = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": transition}
+    if reason:
+        cond["reason"] = reason
+    if message:
+        cond["message"] = message
+    return cond
+
+
 class Kubelet:
     """Runs bound pods through their stages; offers the scripting and fault-injection API."""
 
@@ -290,7 +307,6 @@ class Kubelet:
         self._pods = self.rt.informer("pods")
         for pod in self._pods.list():
             self._track_node("ADDED", pod, None)
-        self._pods.add_handler(self._track_node)
         self._pods.add_handler(self._on_pod)
         self._nodes.add_handler(self._on_node)
 
@@ -390,12 +406,15 @@ class Kubelet:
 
     def _script(self, pod: dict[str, Any]) -> Script:
         labels = pod["metadata"].get("labels") or {}
-        script = Script()
+        script = _NO_SCRIPT
         for selector, candidate in reversed(self._scripts):
             if selector.matches(labels):
                 script = candidate
                 break
         ann = pod["metadata"].get("annotations") or {}
+        if not (ANNOTATION_RUN_SECONDS in ann or ANNOTATION_EXIT_CODE in ann or ANNOTATION_READY_AFTER in ann
+                or ANNOTATION_FAIL_REASON in ann):
+            return script  # (frozen: the matching script itself, or the default)
         duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
         try:
             if ANNOTATION_RUN_SECONDS in ann:
@@ -425,7 +444,7 @@ class Kubelet:
     # ------------------------------------------------------------------ events
     def _track_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Keep ``_node_pods`` as the informer's cache changes (every change but a restart's silent
-        drop reaches its handlers): a pod moves only when its ``spec.nodeName`` does."""
+        drop reaches ``_on_pod``): a pod moves only when its ``spec.nodeName`` does."""
         node = None if type_ == "DELETED" else (obj.get("spec") or {}).get("nodeName")
         before = None if old is None else (old.get("spec") or {}).get("nodeName")
         if node == before:
@@ -447,6 +466,8 @@ class Kubelet:
         return pods
 
     def _on_pod(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        if old is None or type_ == "DELETED" or obj.get("spec") is not old.get("spec"):
+            self._track_node(type_, obj, old)  # (a status write shares the stored spec)
         if not self._running:
             return
         meta = obj["metadata"]
@@ -549,24 +570,32 @@ class Kubelet:
         if self._runs.get(run.key) is run:
             del self._runs[run.key]
 
-    def _set_conditions(self, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
+    def _set_conditions(self, run: _Run, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
         """Kubelet-owned conditions ``(type, status, reason, message)`` first, in the kubelet's
-        order; others (PodScheduled, …) after."""
+        order; others (PodScheduled, …) after. A condition keeps its lastTransitionTime while its
+        status stays the same.
+
+        While the pod's conditions are still the list of this kubelet's last write (a stored
+        object is the body written, frozen), they are rebuilt from what that write was made of:
+        an unchanged condition is the very map written before, and the others follow it."""
         now = self._now_text()
         conditions = status.get("conditions") or []
-        old = {c.get("type"): c for c in conditions}
-        out = []
-        for ctype, cstatus, reason, message in wanted:
-            prev = old.get(ctype)
-            ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == cstatus else now
-            new = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": ltt}
-            if reason:
-                new["reason"] = reason
-            if message:
-                new["message"] = message
-            out.append(new)
-        out += [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
-        status["conditions"] = out
+        mine = run.conditions
+        out: list[dict[str, Any]] = []
+        if mine is not None and mine[0] is conditions:
+            _, before, built = mine
+            for w, was, prev in zip(wanted, before, built, strict=True):
+                out.append(prev if w == was else _condition(w, prev["lastTransitionTime"] if w[1] == was[1] else now))
+            others = conditions[len(built):]
+        else:
+            old = {c.get("type"): c for c in conditions}
+            for w in wanted:
+                prev = old.get(w[0])
+                out.append(_condition(w, prev.get("lastTransitionTime") if prev is not None
+                                      and prev.get("status") == w[1] else now))
+            others = [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
+        status["conditions"] = written = out + others
+        run.conditions = (written, wanted, out)
 
     def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
                         phase: str, incomplete: list[str] | None = None) -> list[tuple[str, str, str, str]]:
@@ -677,7 +706,7 @@ class Kubelet:
         """Phase Pending: init containers as far as they got, app containers waiting for them."""
         spec = pod.get("spec") or {}
         status["phase"] = "Pending"
-        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
                                                           phase="Pending", incomplete=self._incomplete(run, pod)))
         if spec.get("initContainers"):
             status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
@@ -835,6 +864,8 @@ class Kubelet:
         changes: list[tuple[float, str, str, bool]] = []
         kills: list[tuple[float, str, str]] = []
         for c in _probed_containers(pod):
+            if "startupProbe" not in c and "readinessProbe" not in c and "livenessProbe" not in c:
+                continue  # (probe_of would find none of the three)
             name, after = c["name"], 0.0
             startup = probe_of(c, "startup")
             if startup is not None and not run.probes.get(("startup", name)):
@@ -879,7 +910,7 @@ class Kubelet:
         spec = pod.get("spec") or {}
         started = format_time(run.started_at or self.rt.now)
         status["phase"] = "Running"
-        self._set_conditions(status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
+        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
                                                                    phase="Running"))
         if spec.get("initContainers"):
             status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
@@ -928,7 +959,7 @@ class Kubelet:
         name, ns, uid = run.key[1], run.key[0], run.uid
 
         def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
-            self._set_conditions(status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
+            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
                                                                    phase="Running"))
             status["containerStatuses"] = [
                 self._container_status(run, c, {"waiting": {
@@ -956,7 +987,7 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
+            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
                                                               incomplete=self._incomplete(run, p)))
             term = self._terminated(run, code, reason, message=message)
             if spec.get("initContainers") and run.init_states:

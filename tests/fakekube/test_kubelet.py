@@ -125,6 +125,51 @@ def test_always_restarts_even_after_success_and_backoff_caps() -> None:
     assert "back-off 5m0s" in main_state(cluster, "p")["state"]["waiting"]["message"]
 
 
+def test_conditions_keep_their_transition_times_and_foreign_conditions_across_status_writes() -> None:
+    """Each status write rebuilds the kubelet's conditions: a condition whose status stays keeps
+    its lastTransitionTime, one that changes gets the write's instant, and conditions another
+    client wrote in between (here ``example.com/lb``) are kept after the kubelet's own."""
+    cluster, kubelet = make_cluster()
+    cluster.create(pod("p", restart="Always", annotations={"fakekube.io/ready-after-seconds": "2"}))
+
+    def seen() -> list[tuple[str, str, str, str | None]]:
+        return [(c["type"], c["status"], c["lastTransitionTime"][-9:], c.get("reason"))
+                for c in status(cluster, "p")["conditions"]]
+
+    cluster.advance(0.5)  # accepted at t=0.01
+    assert seen() == [("PodReadyToStartContainers", "True", "00:00:00Z", None),
+                      ("Initialized", "True", "00:00:00Z", None),
+                      ("Ready", "False", "00:00:00Z", "ContainersNotReady"),
+                      ("ContainersReady", "False", "00:00:00Z", "ContainersNotReady"),
+                      ("PodScheduled", "True", "00:00:00Z", None)]
+    cluster.advance(3)  # started at t=1.01, ready at t=3.01
+    assert seen()[:4] == [("PodReadyToStartContainers", "True", "00:00:00Z", None),
+                          ("Initialized", "True", "00:00:00Z", None),
+                          ("Ready", "True", "00:00:03Z", None), ("ContainersReady", "True", "00:00:03Z", None)]
+    live = cluster.get("pods", "p")
+    foreign = {"type": "example.com/lb", "status": "True", "lastProbeTime": None,
+               "lastTransitionTime": "2030-01-01T00:00:04Z"}
+    cluster.update_status({**live, "status": {**live["status"], "conditions": [*live["status"]["conditions"], foreign]}})
+    cluster.advance(2)
+    kubelet.fail_pod("p")  # t=5.51: restart in place after a back-off, unready meanwhile
+    assert seen() == [("PodReadyToStartContainers", "True", "00:00:00Z", None),
+                      ("Initialized", "True", "00:00:00Z", None),
+                      ("Ready", "False", "00:00:05Z", "ContainersNotReady"),
+                      ("ContainersReady", "False", "00:00:05Z", "ContainersNotReady"),
+                      ("PodScheduled", "True", "00:00:00Z", None), ("example.com/lb", "True", "00:00:04Z", None)]
+    cluster.advance(20)  # running again at t=15.51, ready at t=17.51
+    assert seen()[2:] == [("Ready", "True", "00:00:17Z", None), ("ContainersReady", "True", "00:00:17Z", None),
+                          ("PodScheduled", "True", "00:00:00Z", None), ("example.com/lb", "True", "00:00:04Z", None)]
+    # A reason that changes with the same status keeps the transition time (completed before ready).
+    cluster.create(pod("q", annotations={"fakekube.io/run-seconds": "3", "fakekube.io/ready-after-seconds": "9"}))
+    cluster.advance(10)
+    assert [(c["type"], c["status"], c["lastTransitionTime"][-9:], c.get("reason"))
+            for c in status(cluster, "q")["conditions"]] == [
+        ("PodReadyToStartContainers", "False", "00:00:29Z", None), ("Initialized", "True", "00:00:25Z", "PodCompleted"),
+        ("Ready", "False", "00:00:25Z", "PodCompleted"), ("ContainersReady", "False", "00:00:25Z", "PodCompleted"),
+        ("PodScheduled", "True", "00:00:25Z", None)]
+
+
 def test_script_pods_applies_to_not_yet_started_pods_latest_wins_annotations_beat_scripts() -> None:
     cluster, kubelet = make_cluster()
     cluster.create(pod("early", labels={"role": "w"}))

@@ -192,6 +192,29 @@ def test_taints_tolerations_and_unschedulable_nodes() -> None:
     assert node_of(cluster, "s") == "cordoned"
 
 
+def test_pods_of_one_cycle_differing_in_one_spec_field_are_placed_by_their_own_spec() -> None:
+    """Pods scheduled one after another share what they read from equal spec fields; a pod that
+    differs in any one of them (requests, tolerations, selector, priority) is judged by its own."""
+    cluster, _ = make_cluster()
+    cluster.add_node("small", capacity={"cpu": "2"}, labels={"pool": "a"})
+    cluster.add_node("large", capacity={"cpu": "8"}, labels={"pool": "a"})
+    cluster.add_node("tainted", capacity={"cpu": "8"}, labels={"pool": "b"},
+                     taints=[{"key": "dedicated", "value": "b", "effect": "NoSchedule"}])
+    toleration = [{"key": "dedicated", "operator": "Equal", "value": "b", "effect": "NoSchedule"}]
+    cluster.create(pod("a1", cpu="1", nodeSelector={"pool": "a"}))
+    cluster.create(pod("a2", cpu="1", nodeSelector={"pool": "a"}))
+    cluster.create(pod("a3", cpu="7", nodeSelector={"pool": "a"}))  # fits large only, after a1 and a2
+    cluster.create(pod("a4", cpu="2", nodeSelector={"pool": "a"}))  # then fits nowhere
+    cluster.create(pod("b1", cpu="1", nodeSelector={"pool": "b"}))  # no toleration
+    cluster.create(pod("b2", cpu="1", nodeSelector={"pool": "b"}, tolerations=toleration))
+    cluster.advance(1)
+    assert [node_of(cluster, name) for name in ("a1", "a2", "a3", "b2")] == ["large", "small", "large", "tainted"]
+    assert scheduled_condition(cluster, "a4")["message"].startswith(
+        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: b}, 2 Insufficient cpu.")
+    assert scheduled_condition(cluster, "b1")["message"].startswith(
+        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: b}, 2 node(s) didn't match")
+
+
 def test_insufficient_resources_extended_resources_and_retry_on_new_node() -> None:
     cluster, _ = make_cluster()
     cluster.add_node("cpu-node", capacity={"cpu": "4", "pods": "1"})

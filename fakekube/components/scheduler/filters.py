@@ -138,8 +138,11 @@ def _nonzero(apps: list[dict[str, int]]) -> tuple[int, int]:
     return cpu, mem
 
 
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
 def is_terminal(pod: dict[str, Any]) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+    return (pod.get("status") or {}).get("phase") in TERMINAL_PHASES
 
 
 def _tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
@@ -242,7 +245,7 @@ class PodInfo:
 
     key: PodKey
     uid: str
-    labels: dict[str, str]
+    labels: dict[str, str]  # the pod's own (frozen, shared) labels map: read, never edited
     node: str
     requests: dict[str, int]
     nonzero: tuple[int, int]
@@ -273,13 +276,40 @@ class NodeInfo:
         return (-score, self.name)
 
 
+@dataclass(frozen=True, slots=True)
+class SpecFacts:
+    """What a scheduling attempt reads from the pod's spec alone (not its labels or namespace).
+
+    A function of the spec fields ``_spec_facts`` compares (containers, initContainers,
+    overhead, tolerations, nodeSelector, nodeAffinity, priority), so pods with equal fields
+    share one; everything here is read, never edited."""
+
+    requests: dict[str, int]
+    resource_names: tuple[str, ...]
+    nonzero: tuple[int, int]
+    tolerations: list[dict[str, Any]]
+    node_selector: dict[str, str]
+    required_terms: list[dict[str, Any]] | None
+    priority: int
+
+    @classmethod
+    def of(cls, spec: dict[str, Any]) -> SpecFacts:
+        node_affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        requests, nonzero_requests = pod_resources(spec)
+        return cls(requests=requests, resource_names=tuple(sorted(requests)), nonzero=nonzero_requests,
+                   tolerations=list(spec.get("tolerations") or []), node_selector=dict(spec.get("nodeSelector") or {}),
+                   required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),
+                   priority=int(spec.get("priority") or 0))
+
+
 @dataclass(slots=True)
 class Attempt:
     """What one scheduling attempt of one pod knows (upstream's CycleState)."""
 
     pod: dict[str, Any]
     namespace: str
-    labels: dict[str, str]
+    labels: dict[str, str]  # the pod's own (frozen, shared) labels map: read, never edited
     requests: dict[str, int]
     tolerations: list[dict[str, Any]]
     node_selector: dict[str, str]
@@ -293,6 +323,7 @@ class Attempt:
     key: PodKey = ("", "")
     priority: int = 0
     nonzero: tuple[int, int] = (0, 0)  # the pod's ``nonzero`` requests, for scores
+    resource_names: tuple[str, ...] = ()  # ``requests``' keys, sorted (the order of Insufficient reasons)
 
     def forget_memos(self) -> None:
         """Drop what was learnt about the bound pods (they changed: a preemption dry run)."""
@@ -328,20 +359,33 @@ class Filters:
         self._anti_keys: dict[str, int] = {}
         self._ns_labels: dict[str, dict[str, str]] = {}
         self._nominated: dict[str, dict[PodKey, Nominee]] = {}  # node -> pods nominated there
+        self._last_facts: tuple[tuple[Any, ...], SpecFacts] | None = None  # (spec fields, their facts)
 
     def _attempt(self, pod: dict[str, Any]) -> Attempt:
         spec, meta = pod.get("spec") or {}, pod["metadata"]
-        node_affinity = (spec.get("affinity") or {}).get("nodeAffinity") or {}
-        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-        requests, nonzero_requests = pod_resources(spec)
-        return Attempt(pod=pod, namespace=meta.get("namespace") or "default",
-                       labels=dict(meta.get("labels") or {}), requests=requests, nonzero=nonzero_requests,
-                       tolerations=list(spec.get("tolerations") or []),
-                       node_selector=dict(spec.get("nodeSelector") or {}),
-                       required_terms=None if required is None else list(required.get("nodeSelectorTerms") or []),
-                       affinity_terms=pod_affinity_terms(pod, "podAffinity"),
-                       anti_terms=pod_affinity_terms(pod, "podAntiAffinity"),
-                       key=(meta.get("namespace") or "", meta["name"]), priority=int(spec.get("priority") or 0))
+        facts = self._spec_facts(spec)
+        namespace = meta.get("namespace")
+        affinity = spec.get("affinity")
+        return Attempt(pod=pod, namespace=namespace or "default", labels=meta.get("labels") or {},
+                       requests=facts.requests, nonzero=facts.nonzero, tolerations=facts.tolerations,
+                       node_selector=facts.node_selector, required_terms=facts.required_terms,
+                       affinity_terms=pod_affinity_terms(pod, "podAffinity") if affinity else [],
+                       anti_terms=pod_affinity_terms(pod, "podAntiAffinity") if affinity else [],
+                       key=(namespace or "", meta["name"]), priority=facts.priority,
+                       resource_names=facts.resource_names)
+
+    def _spec_facts(self, spec: dict[str, Any]) -> SpecFacts:
+        """The pod's :class:`SpecFacts`: the previous attempt's when the spec fields they come
+        from are equal (the pods of one Job, scheduled one after another), else parsed anew."""
+        affinity = spec.get("affinity")
+        parts = (spec.get("containers"), spec.get("initContainers"), spec.get("overhead"), spec.get("tolerations"),
+                 spec.get("nodeSelector"), affinity.get("nodeAffinity") if affinity else None, spec.get("priority"))
+        last = self._last_facts
+        if last is not None and last[0] == parts:
+            return last[1]
+        facts = SpecFacts.of(spec)
+        self._last_facts = (parts, facts)
+        return facts
 
     # ------------------------------------------------------------------ filters
     def _filter(self, node: NodeInfo, at: Attempt) -> tuple[list[str], bool] | None:
@@ -364,7 +408,7 @@ class Filters:
         reserved, reserved_pods = self._reserved(node.name, at) if self._nominated else (None, 0)
         if node.pod_count + reserved_pods + 1 > node.allocatable.get("pods", 0):
             reasons.append(R_TOO_MANY_PODS)
-        for res in sorted(at.requests):
+        for res in at.resource_names:
             want = at.requests[res]
             alloc = node.allocatable.get(res, 0)
             if want > alloc - node.requested.get(res, 0) - (reserved.get(res, 0) if reserved else 0):

@@ -200,7 +200,7 @@ class Indexes(Filters):
     def _pod_info(self, pod: dict[str, Any], node: str, at: Attempt | None = None) -> PodInfo:
         meta, spec = pod["metadata"], pod.get("spec") or {}
         return PodInfo(key=(meta.get("namespace") or "", meta["name"]), uid=meta.get("uid", ""),
-                       labels=at.labels if at is not None else dict(meta.get("labels") or {}), node=node,
+                       labels=at.labels if at is not None else meta.get("labels") or {}, node=node,
                        requests=at.requests if at is not None else pod_requests(spec),
                        nonzero=at.nonzero if at is not None else nonzero(spec), priority=int(spec.get("priority") or 0),
                        anti_terms=at.anti_terms if at is not None else pod_affinity_terms(pod, "podAntiAffinity"))
@@ -394,8 +394,10 @@ class Indexes(Filters):
 
     def _find_node(self, at: Attempt) -> str | None:
         """The feasible node with the smallest node key (highest score, then name), or None."""
-        keys = {t.topology_key for t in at.anti_terms}
-        anti_key = next(iter(keys)) if len(keys) == 1 else None
+        anti_key = None
+        if at.anti_terms:
+            keys = {t.topology_key for t in at.anti_terms}
+            anti_key = next(iter(keys)) if len(keys) == 1 else None
         pool = self._pool(at)
         small_pool = pool is not None and pool[1] * SMALL_POOL_FRACTION <= len(self._nodes)
         if anti_key is not None and not small_pool and self._label_key_nodes.get(anti_key) == len(self._nodes):

@@ -34,7 +34,16 @@ from fakekube.errors import Conflict, Forbidden, NotFound
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.events import NORMAL, WARNING
 
-from .filters import Attempt, NodeInfo, PodInfo, PodKey, is_terminal, pod_affinity_terms, quantity
+from .filters import (
+    TERMINAL_PHASES,
+    Attempt,
+    NodeInfo,
+    PodInfo,
+    PodKey,
+    is_terminal,
+    pod_affinity_terms,
+    quantity,
+)
 from .preemption import Preemption
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -119,16 +128,20 @@ class Scheduler(Preemption):
             return
         node = spec.get("nodeName")
         if node:
-            self._dequeue(key)
+            if key in self._queued or key in self._unschedulable or key in self._attempts:
+                self._dequeue(key)
             if self._nomination_of:
                 self._clear_nomination(key)
-            if is_terminal(obj):
+            if (obj.get("status") or {}).get("phase") in TERMINAL_PHASES:
                 self._terminating_victims.pop(key, None)
                 if self._forget(key, meta.get("uid")):
                     self._move_unschedulable(all_pods=True)
                 return
             known = self._bound.get(key)
-            if known is None or known.uid != meta.get("uid") or known.labels != (meta.get("labels") or {}):
+            labels = meta.get("labels") or {}
+            # A bound pod's labels are the pod's own (frozen) map: a status write shares it.
+            if known is None or known.uid != meta.get("uid") or (known.labels is not labels
+                                                                 and known.labels != labels):
                 if known is not None:
                     self._forget(key, known.uid)
                 self._assume(self._pod_info(obj, node))
@@ -165,6 +178,7 @@ class Scheduler(Preemption):
             self.rt.loop.call_at(ready_at, self._cycle, label="scheduler cycle")
 
     def _dequeue(self, key: PodKey) -> None:
+        # _attempts and _last_attempt always hold the same keys (set and dropped together).
         self._queued.pop(key, None)
         self._unschedulable.pop(key, None)
         self._attempts.pop(key, None)
