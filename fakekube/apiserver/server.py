@@ -284,19 +284,30 @@ class ApiServer:
         elif self.strict:
             self._default_unchanged("create", rt, obj, trusted, "is changed by defaulting")
 
-    def _default_update(self, rt: ResourceType, new: dict[str, Any], subresource: str | None,
-                        trusted: str | None) -> None:
+    def _default_update(self, rt: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str | None,
+                        trusted: str | None, verb: str) -> None:
         """An update's one defaulting pass (a Job's status write relies on it for its labels). A
-        trusted ``/status`` update skips it when the kind's defaults are all under ``spec``
-        (``Strategy.defaults_only_spec``): the update takes ``spec`` from the stored object, which
-        would discard them. In strict mode it runs and must change nothing outside ``spec``."""
+        trusted write skips it when the kind's defaults are all under ``spec``
+        (``Strategy.defaults_only_spec``) and they could not matter: a ``/status`` update takes
+        ``spec`` from the stored object, which would discard them; a write whose ``spec`` is the
+        stored object's own (a patch of metadata, such as a finalizer removal) carries a spec
+        that was defaulted when it was stored. In strict mode the pass runs: on a status update it
+        must change nothing outside ``spec``, on a shared spec nothing at all (on a copy: the
+        stored spec stays frozen)."""
         strategy = rt.strategy
-        if trusted is None or subresource != "status" or not strategy.defaults_only_spec:
+        spec = new.get("spec")
+        if trusted is None or not strategy.defaults_only_spec:
+            strategy.default(new)
+        elif subresource == "status":
+            if self.strict:
+                self._default_unchanged(verb, rt, new, trusted,
+                                        "is changed outside spec by defaulting that declares only spec defaults",
+                                        ignored="spec")
+        elif spec is None or spec is not old.get("spec"):
             strategy.default(new)
         elif self.strict:
-            self._default_unchanged("update", rt, new, trusted,
-                                    "is changed outside spec by defaulting that declares only spec defaults",
-                                    ignored="spec")
+            new["spec"] = deep_copy(spec)
+            self._default_unchanged(verb, rt, new, trusted, "is changed by defaulting")
 
     def _default_unchanged(self, verb: str, rt: ResourceType, obj: dict[str, Any], trusted: str, problem: str,
                            ignored: str | None = None) -> None:
@@ -656,7 +667,7 @@ class ApiServer:
         elif rv != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
-        self._default_update(rt, new, subresource, trusted)
+        self._default_update(rt, new, old, subresource, trusted, verb)
         meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.
