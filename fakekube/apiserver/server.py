@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube._core.clock import SECOND, SimTime, format_time
 from fakekube._core.jsonutil import deep_copy, json_differences
@@ -59,9 +59,9 @@ OMIT_EMPTY_METADATA = ("labels", "annotations", "ownerReferences", "finalizers",
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")  # NamespaceLifecycle's, kube-apiserver
 
 
-@dataclass(frozen=True, slots=True)
-class WatchEvent:
-    """One event on a watch stream: ``ADDED``, ``MODIFIED``, ``DELETED``, ``BOOKMARK`` or ``ERROR``."""
+class WatchEvent(NamedTuple):
+    """One event on a watch stream: ``ADDED``, ``MODIFIED``, ``DELETED``, ``BOOKMARK`` or ``ERROR``
+    (immutable, so watches share it; a tuple, cheap to make per stored change)."""
 
     type: str
     object: dict[str, Any]

@@ -179,7 +179,10 @@ class Store:
                 table.unindex(key, old)
             if reown:
                 self._unindex_owners(resource, key, old)
-        table.objects[key] = obj
+        if old is None:
+            table.objects[key] = obj
+        else:  # the key is in the sorted key list already: only the mapping changes
+            dict.__setitem__(table.objects, key, obj)
         if relabel:
             table.index(key, obj)
         if reown:
