@@ -735,6 +735,27 @@ def test_a_primitive_list_deletion_takes_a_shortcut_equal_to_the_general_merge(
 
 
 
+@settings(max_examples=300, deadline=None)
+@example(target={"a": 1, "$patch": "x", "b": {"c": 2}}, patch={"b": "y", "new": True})
+@given(target=st.dictionaries(st.sampled_from(["a", "b", "count", "$patch", "$retainKeys"]),
+                              st.one_of(_values, _maps), max_size=4),
+       patch=st.dictionaries(st.sampled_from(["a", "b", "count", "new", "$patch", "$retainKeys"]),
+                             st.one_of(_texts, st.integers(), st.floats(allow_nan=False), st.booleans(), _values),
+                             max_size=3))
+def test_a_patch_of_top_level_scalars_takes_a_shortcut_equal_to_the_general_merge(
+        target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """The shortcut for a patch setting top-level scalars (an Event's count and timestamps)
+    answers exactly what the general algorithm answers, key order included, or declines."""
+    from fakekube.machinery.patch import strategic
+
+    before = json.dumps(target)
+    quick = strategic._scalar_fields(target, patch)
+    if quick is None:
+        return
+    assert json.dumps(quick) == json.dumps(strategic._merged(target, patch, POD_SCHEMA, True))
+    assert json.dumps(target) == before
+
+
 def test_a_finalizer_removal_shares_what_it_does_not_touch() -> None:
     pod = {"metadata": {"name": "p", "finalizers": ["x", JOB_TRACKING], "labels": {"a": "b"}}, "spec": {"c": [1]}}
     patched = strategic_merge_patch(pod, {"metadata": {"$deleteFromPrimitiveList/finalizers": [JOB_TRACKING]}},

@@ -520,9 +520,11 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
         raise BadRequest(f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type "
                          "map[string]interface {}")
     if share:
-        removed = _primitive_deletion(target, patch, schema)
-        if removed is not None:
-            return removed
+        quick = _scalar_fields(target, patch)
+        if quick is None:
+            quick = _primitive_deletion(target, patch, schema)
+        if quick is not None:
+            return quick
     return _merged(target, patch, schema, share)
 
 
@@ -561,6 +563,22 @@ def _primitive_deletion(target: dict[str, Any], patch: dict[str, Any], schema: M
         fields[name] = [value for value in values if value not in removed]
     out = dict(target)
     out[field_name] = _without_directive_keys(fields)
+    return _without_directive_keys(out)
+
+
+_SCALARS: Final = (str, int, float, bool)
+
+
+def _scalar_fields(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
+    """What :func:`_merged` (with sharing) answers for a patch that only sets top-level fields to
+    strings, numbers or booleans (an Event's count, message and timestamps): ``target``'s fields
+    with those values (a new field last, in the patch's order), everything else shared. None for
+    any other patch."""
+    for key, value in patch.items():
+        if key[:1] == "$" or type(value) not in _SCALARS:
+            return None
+    out = dict(target)
+    out.update(patch)
     return _without_directive_keys(out)
 
 
