@@ -291,9 +291,8 @@ class ApiServer:
         (``Strategy.defaults_only_spec``) and they could not matter: a ``/status`` update takes
         ``spec`` from the stored object, which would discard them; a write whose ``spec`` is the
         stored object's own (a patch of metadata, such as a finalizer removal) carries a spec
-        that was defaulted when it was stored. In strict mode the pass runs: on a status update it
-        must change nothing outside ``spec``, on a shared spec nothing at all (on a copy: the
-        stored spec stays frozen)."""
+        that was defaulted when it was stored. In strict mode the pass runs (on a copy): on a
+        status update it must change nothing outside ``spec``, on a shared spec nothing at all."""
         strategy = rt.strategy
         spec = new.get("spec")
         if trusted is None or not strategy.defaults_only_spec:
@@ -306,19 +305,17 @@ class ApiServer:
         elif spec is None or spec is not old.get("spec"):
             strategy.default(new)
         elif self.strict:
-            new["spec"] = deep_copy(spec)
             self._default_unchanged(verb, rt, new, trusted, "is changed by defaulting")
 
     def _default_unchanged(self, verb: str, rt: ResourceType, obj: dict[str, Any], trusted: str, problem: str,
                            ignored: str | None = None) -> None:
-        """Strict mode runs a defaulting pass a trusted write skips, and fails with ``problem`` and
-        the differences when it changes ``obj`` (outside its top-level field ``ignored``)."""
-        def watched() -> dict[str, Any]:
-            return {key: value for key, value in obj.items() if key != ignored}
-
-        before = deep_copy(watched())
-        rt.strategy.default(obj)
-        after = watched()
+        """Strict mode runs a defaulting pass a trusted write skips, on a copy (``obj`` may share
+        subtrees with the frozen stored object), and fails with ``problem`` and the differences
+        when it changes anything (outside the top-level field ``ignored``); ``obj`` stays as it is."""
+        probe = deep_copy(obj)
+        rt.strategy.default(probe)
+        before = {key: value for key, value in obj.items() if key != ignored}
+        after = {key: value for key, value in probe.items() if key != ignored}
         if after != before:
             raise self._strict_error(verb, rt, obj, trusted, f"{problem}: " + "; ".join(json_differences(before, after)))
 
