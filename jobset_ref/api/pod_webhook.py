@@ -67,8 +67,10 @@ def _name(pod: Mapping[str, Any]) -> str:
 
 
 def is_leader_pod(pod: Mapping[str, Any]) -> bool:
-    """``placement.IsLeaderPod``: completion-index *annotation* equals ``"0"``."""
-    return _annotations(pod).get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0"
+    """``placement.IsLeaderPod``: completion-index *annotation* equals ``"0"`` (read as
+    :func:`_annotations` does, without the call: the JobSet pod controller asks on every pod event)."""
+    annotations = (pod.get("metadata") or {}).get("annotations")
+    return isinstance(annotations, dict) and annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0"
 
 
 def pod_name_without_suffix(pod: Mapping[str, Any]) -> str | None:
