@@ -4,7 +4,9 @@
 - Objects are kept per resource in a ``SortedDict`` keyed by ``(namespace, name)``, so lists
   come back in etcd key order and a namespace is a range scan.
 - Label and owner-UID indexes make a ``k=v`` selector list and "the dependents of X"
-  proportional to the answer, not to the store.
+  proportional to the answer, not to the store. A label key is indexed from the first list
+  that selects on it (one pass over that resource's objects), then kept up to date: writes
+  do not pay for the many label keys nobody selects on.
 - A bounded per-resource history serves watches from a resourceVersion; anything older than
   the window is ``410 Gone`` (``too old resource version``).
 
@@ -54,26 +56,53 @@ def _key_of(obj: dict[str, Any]) -> Key:
 class _Table:
     """The objects of one resource, with their indexes and history."""
 
-    __slots__ = ("by_label", "history", "objects", "oldest_rv")
+    __slots__ = ("by_label", "history", "indexed_keys", "objects", "oldest_rv")
 
     def __init__(self, history_limit: int) -> None:
         self.objects: SortedDict = SortedDict()
+        #: ``(label key, value)`` -> the keys of the objects carrying it, for the label keys in
+        #: :attr:`indexed_keys` only (those some list has selected on).
         self.by_label: dict[tuple[str, str], dict[Key, None]] = {}
+        self.indexed_keys: dict[str, None] = {}
         self.history: deque[StoredEvent] = deque(maxlen=history_limit)
         self.oldest_rv = 0
 
     def index(self, key: Key, obj: dict[str, Any]) -> None:
+        if not self.indexed_keys:
+            return
+        labels = obj["metadata"].get("labels")
+        if not labels:
+            return
         by_label = self.by_label
-        for item in (obj["metadata"].get("labels") or {}).items():
-            bucket = by_label.get(item)
-            if bucket is None:
-                by_label[item] = {key: None}
-            else:
-                bucket[key] = None
+        for label in self.indexed_keys:
+            if label in labels:
+                pair = (label, labels[label])
+                bucket = by_label.get(pair)
+                if bucket is None:
+                    by_label[pair] = {key: None}
+                else:
+                    bucket[key] = None
 
     def unindex(self, key: Key, obj: dict[str, Any]) -> None:
-        for item in (obj["metadata"].get("labels") or {}).items():
-            discard(self.by_label, item, key)
+        if not self.indexed_keys:
+            return
+        labels = obj["metadata"].get("labels")
+        if not labels:
+            return
+        for label in self.indexed_keys:
+            if label in labels:
+                discard(self.by_label, (label, labels[label]), key)
+
+    def index_label(self, label: str) -> None:
+        """Index the label key ``label`` from now on (a pass over the objects the first time)."""
+        if label in self.indexed_keys:
+            return
+        self.indexed_keys[label] = None
+        by_label = self.by_label
+        for key, obj in self.objects.items():
+            labels = obj["metadata"].get("labels")
+            if labels and label in labels:
+                by_label.setdefault((label, labels[label]), {})[key] = None
 
 
 class Store:
@@ -128,6 +157,9 @@ class Store:
     def _candidates(self, table: _Table, namespace: str | None,
                     groups: list[tuple[tuple[str, str], ...]]) -> Iterator[dict[str, Any]]:
         if groups:
+            for group in groups:
+                for label, _ in group:
+                    table.index_label(label)
             # The group whose buckets hold the fewest objects narrows the candidates.
             sized = []
             for group in groups:
@@ -179,7 +211,10 @@ class Store:
                 table.unindex(key, old)
             if reown:
                 self._unindex_owners(resource, key, old)
-        table.objects[key] = obj
+        if old is None:
+            table.objects[key] = obj
+        else:  # the key is in the sorted key list already: only the mapping changes
+            dict.__setitem__(table.objects, key, obj)
         if relabel:
             table.index(key, obj)
         if reown:

@@ -67,30 +67,35 @@ def _name(pod: Mapping[str, Any]) -> str:
 
 
 def is_leader_pod(pod: Mapping[str, Any]) -> bool:
-    """``placement.IsLeaderPod``: completion-index *annotation* equals ``"0"``."""
-    return _annotations(pod).get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0"
+    """``placement.IsLeaderPod``: completion-index *annotation* equals ``"0"`` (read as
+    :func:`_annotations` does, without the call: the JobSet pod controller asks on every pod event)."""
+    annotations = (pod.get("metadata") or {}).get("annotations")
+    return isinstance(annotations, dict) and annotations.get(c.JOB_COMPLETION_INDEX_ANNOTATION) == "0"
 
 
 def pod_name_without_suffix(pod: Mapping[str, Any]) -> str | None:
     """``IndexPodName``: the pod name minus its last ``-`` segment, for exclusive-placement pods
     whose name has at least 5 segments; ``None`` when the pod is not indexed."""
-    if c.EXCLUSIVE_KEY not in _annotations(pod):
+    meta = pod.get("metadata") or {}  # _annotations and _name, read from one metadata lookup
+    annotations = meta.get("annotations")
+    if not isinstance(annotations, dict) or c.EXCLUSIVE_KEY not in annotations:
         return None
-    name = _name(pod)
+    name = str(meta.get("name") or "")
     if name.count("-") < 4:  # fewer than 5 segments
         return None
     return name.rpartition("-")[0]  # "-".join(segments[:-1])
 
 
+_LEADER_NAME_LABELS = (c.JOBSET_NAME_KEY, c.REPLICATED_JOB_NAME_KEY, c.JOB_INDEX_KEY)
+
+
 def leader_pod_name(pod: dict[str, Any]) -> str:
     """``genLeaderPodName``: ``<jobset>-<rjob>-<jobIndex>-0`` from the follower's labels."""
     labels = _labels(pod)
-    values = []
-    for key in (c.JOBSET_NAME_KEY, c.REPLICATED_JOB_NAME_KEY, c.JOB_INDEX_KEY):
-        if key not in labels:
-            raise PodWebhookError(f"pod missing label: {key}")
-        values.append(str(labels[key]))
-    return f"{values[0]}-{values[1]}-{values[2]}-0"
+    if c.JOBSET_NAME_KEY in labels and c.REPLICATED_JOB_NAME_KEY in labels and c.JOB_INDEX_KEY in labels:
+        return f"{labels[c.JOBSET_NAME_KEY]!s}-{labels[c.REPLICATED_JOB_NAME_KEY]!s}-{labels[c.JOB_INDEX_KEY]!s}-0"
+    missing = next(key for key in _LEADER_NAME_LABELS if key not in labels)
+    raise PodWebhookError(f"pod missing label: {missing}")
 
 
 def _controller_ref(pod: dict[str, Any]) -> dict[str, Any] | None:
@@ -118,7 +123,8 @@ def find_leader_pod(pod: dict[str, Any], leader_candidates: LeaderCandidates) ->
     """``leaderPodForFollower`` (§9.3). Raises :class:`PodWebhookError` or a lookup's ``ApiError``."""
     prefix = leader_pod_name(pod)
     namespace = str((pod.get("metadata") or {}).get("namespace") or "")
-    candidates = [p for p in leader_candidates(namespace, prefix) if _live_leader_candidate(p, namespace, prefix)]
+    candidates = [p for p in leader_candidates(namespace, prefix)
+                  if pod_name_without_suffix(p) == prefix and _live_leader_candidate(p, namespace)]
     if len(candidates) != 1:
         raise PodWebhookError(
             f"expected 1 leader pod ({prefix}), but got {len(candidates)}. this is an expected, transient error")
@@ -127,10 +133,8 @@ def find_leader_pod(pod: dict[str, Any], leader_candidates: LeaderCandidates) ->
     return leader
 
 
-def _live_leader_candidate(p: dict[str, Any], namespace: str, prefix: str) -> bool:
-    """A pod of the ``prefix`` index entry in ``namespace``, neither being deleted nor finished."""
-    if pod_name_without_suffix(p) != prefix:
-        return False
+def _live_leader_candidate(p: dict[str, Any], namespace: str) -> bool:
+    """A pod of ``namespace``, neither being deleted nor finished."""
     meta = p.get("metadata") or {}
     return (meta.get("namespace", namespace) == namespace and not meta.get("deletionTimestamp")
             and (p.get("status") or {}).get("phase") not in _FINISHED_PHASES)

@@ -127,6 +127,14 @@ def test_a_uid_is_the_uuid4_of_the_streams_next_128_bits() -> None:
         assert uuid.UUID(uid).version == 4 and uuid.UUID(uid).variant == uuid.RFC_4122
 
 
+def test_a_name_suffix_is_the_streams_choices_from_the_alphabet() -> None:
+    """Generated names (in every golden trace and stored object) stay what ``random.choice`` made
+    of the stream's draws."""
+    stream, rng = SeedTree(3).stream("names"), random.Random(SeedTree(3).child_seed("names"))
+    for length in [5] * 2000 + [0, 1, 13]:
+        assert stream.name_suffix(length) == "".join(rng.choice(KUBE_NAME_ALPHABET) for _ in range(length))
+
+
 def test_a_livelock_inside_advance_fails_fast_naming_the_instant() -> None:
     loop = make_loop(max_steps_per_instant=500)
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fakekube.errors import ApiError, BadRequest, Invalid, UnsupportedMediaType, UsageError
@@ -691,3 +691,75 @@ def test_strategic_patch_sharing_reuses_untouched_subtrees() -> None:
 @given(st.dictionaries(KEYS, LIST_FREE, max_size=4), st.dictionaries(KEYS, LIST_FREE, max_size=4))
 def test_strategic_equals_merge_patch_without_lists(target: dict[str, Any], patch: dict[str, Any]) -> None:
     assert canon(strategic_merge_patch(target, patch, POD_SCHEMA)) == canon(json_merge_patch(target, patch))
+
+
+
+_texts = st.sampled_from(["a", "b", JOB_TRACKING, "", "$patch"])
+_names = st.sampled_from(["finalizers", "labels", "$retainKeys", "$patch", "$deleteFromPrimitiveList/x"])
+_values = st.one_of(st.lists(_texts, max_size=4), st.dictionaries(_texts, _texts, max_size=2), _texts, st.none(),
+                    st.lists(st.one_of(_texts, st.integers(0, 1)), max_size=3))
+_maps = st.dictionaries(_names, st.one_of(st.lists(_texts, max_size=4), _values), max_size=4)
+_fields = st.sampled_from(["metadata", "spec", "$patch"])
+
+
+@settings(max_examples=400, deadline=None)
+@example(target={"metadata": {"$retainKeys": ["a", "b"], "name": "x"}}, field="metadata",
+         directive="$deleteFromPrimitiveList/$retainKeys", removed=["a"], extra=False)
+@example(target={"metadata": {"finalizers": ["a", "b", "a"]}, "$patch": "x"}, field="metadata",
+         directive="$deleteFromPrimitiveList/finalizers", removed=["a"], extra=False)
+@example(target={"metadata": {"finalizers": []}}, field="metadata",
+         directive="$deleteFromPrimitiveList/finalizers", removed=[], extra=False)
+@given(target=st.dictionaries(_fields, st.one_of(_maps, _maps, _values), max_size=3), field=_fields,
+       directive=st.one_of(_names.map("$deleteFromPrimitiveList/".__add__),
+                           st.sampled_from(["$deleteFromPrimitiveList", "$deleteFromPrimitiveListX/finalizers",
+                                            "finalizers"])),
+       removed=st.one_of(st.lists(_texts, max_size=3), _values), extra=st.booleans())
+def test_a_primitive_list_deletion_takes_a_shortcut_equal_to_the_general_merge(
+        target: dict[str, Any], field: str, directive: str, removed: Any, extra: bool) -> None:
+    """The shortcut for ``{"<map>": {"$deleteFromPrimitiveList/<list>": [...]}}`` (the Job
+    controller's finalizer removal) answers exactly what the general algorithm answers, key order
+    included, or declines; neither touches the target."""
+    from fakekube.machinery.patch import strategic
+
+    patch: dict[str, Any] = {field: {directive: removed}}
+    if extra:
+        patch[field]["labels"] = {"a": "b"}
+    before = json.dumps(target)
+    quick = strategic._primitive_deletion(target, patch, POD_SCHEMA)
+    if quick is None:
+        return
+    reference = strategic._merged(target, patch, POD_SCHEMA, True)
+    assert json.dumps(quick) == json.dumps(reference)
+    assert json.dumps(target) == before
+    assert field in target and directive.startswith("$deleteFromPrimitiveList/")
+
+
+
+@settings(max_examples=300, deadline=None)
+@example(target={"a": 1, "$patch": "x", "b": {"c": 2}}, patch={"b": "y", "new": True})
+@given(target=st.dictionaries(st.sampled_from(["a", "b", "count", "$patch", "$retainKeys"]),
+                              st.one_of(_values, _maps), max_size=4),
+       patch=st.dictionaries(st.sampled_from(["a", "b", "count", "new", "$patch", "$retainKeys"]),
+                             st.one_of(_texts, st.integers(), st.floats(allow_nan=False), st.booleans(), _values),
+                             max_size=3))
+def test_a_patch_of_top_level_scalars_takes_a_shortcut_equal_to_the_general_merge(
+        target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """The shortcut for a patch setting top-level scalars (an Event's count and timestamps)
+    answers exactly what the general algorithm answers, key order included, or declines."""
+    from fakekube.machinery.patch import strategic
+
+    before = json.dumps(target)
+    quick = strategic._scalar_fields(target, patch)
+    if quick is None:
+        return
+    assert json.dumps(quick) == json.dumps(strategic._merged(target, patch, POD_SCHEMA, True))
+    assert json.dumps(target) == before
+
+
+def test_a_finalizer_removal_shares_what_it_does_not_touch() -> None:
+    pod = {"metadata": {"name": "p", "finalizers": ["x", JOB_TRACKING], "labels": {"a": "b"}}, "spec": {"c": [1]}}
+    patched = strategic_merge_patch(pod, {"metadata": {"$deleteFromPrimitiveList/finalizers": [JOB_TRACKING]}},
+                                    POD_SCHEMA, share=True)
+    assert patched == {"metadata": {"name": "p", "finalizers": ["x"], "labels": {"a": "b"}}, "spec": {"c": [1]}}
+    assert patched["spec"] is pod["spec"] and patched["metadata"]["labels"] is pod["metadata"]["labels"]
+    assert pod["metadata"]["finalizers"] == ["x", JOB_TRACKING]

@@ -65,6 +65,25 @@ def test_label_groups_answer_set_based_terms_from_the_index() -> None:
     assert names([[("app", "x")], [("group", "g2")]]) == ["b"]
 
 
+def test_a_label_key_is_indexed_from_its_first_selection_and_kept_up_to_date() -> None:
+    """Objects written before the first list selecting on a key are found by it, and later
+    writes (new objects, relabelled ones, removals) keep its answers right; keys nobody selected
+    on cost writes nothing."""
+    store = Store()
+    put(store, "pods", obj("a", labels={"app": "x", "tier": "1"}))
+    put(store, "pods", obj("b", labels={"app": "y"}))
+    assert store._tables["pods"].by_label == {}
+    assert [o["metadata"]["name"] for o in store.list("pods", label_terms=[("app", "x")])] == ["a"]
+    put(store, "pods", obj("c", labels={"app": "x"}))
+    put(store, "pods", obj("b", labels={"app": "x"}), "MODIFIED")
+    put(store, "pods", obj("a", labels={"app": "z", "tier": "1"}), "MODIFIED")
+    store.remove("pods", "default", "c", rv=store.next_rv())
+    assert [o["metadata"]["name"] for o in store.list("pods", label_terms=[("app", "x")])] == ["b"]
+    assert [o["metadata"]["name"] for o in store.list("pods", label_groups=[[("app", "z"), ("app", "y")]])] == ["a"]
+    assert [o["metadata"]["name"] for o in store.list("pods", label_terms=[("tier", "1"), ("app", "z")])] == ["a"]
+    assert set(store._tables["pods"].by_label) == {("app", "x"), ("app", "z"), ("tier", "1")}
+
+
 def test_owner_index_tracks_dependents() -> None:
     store = Store()
     put(store, "pods", obj("a", owners=["u1"]))

@@ -124,6 +124,44 @@ def test_a_status_update_skips_defaults_it_would_discard_and_strict_mode_checks_
                                  '{"defaulted": "yes"}')
 
 
+def test_a_metadata_patch_keeps_the_stored_spec_without_defaulting_it_again(
+        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trusted patch that leaves spec alone (the Job controller's finalizer removal) carries the
+    stored pod's spec, defaulted when it was stored: the pass is skipped; a patch of spec and a
+    user's patch run it; strict mode runs it and fails on any change."""
+    cluster = FakeCluster(seed=0)
+    _running_pod(cluster)
+    strategy = cluster.api.resource("pods").strategy
+    calls: list[dict] = []
+    original = strategy.default
+
+    def spying_default(obj: dict) -> None:
+        calls.append(obj)
+        original(obj)
+
+    monkeypatch.setattr(strategy, "default", spying_default)
+    writer = cluster.job_controller.client
+    patched = writer.patch("pods", "p", {"metadata": {"labels": {"step": "1"}}}, patch_type="strategic")
+    assert calls == [] and patched["metadata"]["labels"]["step"] == "1"
+    writer.patch("pods", "p", {"spec": {"activeDeadlineSeconds": 60}}, patch_type="strategic")
+    assert len(calls) == 1  # a patch of spec brings values the pass has not seen
+    cluster.client.patch("pods", "p", {"metadata": {"labels": {"step": "2"}}}, patch_type="strategic")
+    assert len(calls) == 2  # a user's write keeps the whole path
+
+    def labelling_default(obj: dict) -> None:
+        original(obj)
+        obj["spec"]["dnsPolicy"] = "Default"
+
+    monkeypatch.setattr(strategy, "default", labelling_default)
+    cluster.api.strict = True
+    with pytest.raises(StrictModeError) as caught:
+        writer.patch("pods", "p", {"metadata": {"labels": {"step": "3"}}}, patch_type="strategic")
+    assert str(caught.value) == ("strict mode: the patch of Pod default/p built by job-controller is changed by "
+                                 'defaulting: spec.dnsPolicy: "ClusterFirst" -> "Default"')
+    stored = cluster.api.get("pods", "p", "default")
+    assert stored["spec"]["dnsPolicy"] == "ClusterFirst" and stored["metadata"]["labels"]["step"] == "2"
+
+
 def _status_write_with(cluster: FakeCluster, **status: object) -> dict:
     """A kubelet status write whose pod status carries the given fields."""
     pod = _running_pod(cluster)

@@ -93,6 +93,14 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
             _default_container(c)
 
 
+def _tolerates_no_execute(tolerations: list[dict[str, Any]], key: str) -> bool:
+    """Some toleration of ``key`` covers the ``NoExecute`` effect (an empty effect covers all)."""
+    for t in tolerations:
+        if t.get("key") == key and t.get("effect") in (None, "", "NoExecute"):
+            return True
+    return False
+
+
 def _qos_class(spec: dict[str, Any]) -> str:
     containers = spec.get("containers") or []
     requests_any = limits_all = False
@@ -123,8 +131,7 @@ class PodStrategy(Strategy):
         spec = obj["spec"]
         tolerations = spec.setdefault("tolerations", [])
         for tol in DEFAULT_TOLERATIONS:  # DefaultTolerationSeconds admission
-            if not any(t.get("key") == tol["key"] and t.get("effect") in (None, "", "NoExecute")
-                       for t in tolerations):
+            if not _tolerates_no_execute(tolerations, tol["key"]):
                 tolerations.append(dict(tol))
         status: dict[str, Any] = {"phase": "Pending", "qosClass": _qos_class(spec)}
         if spec.get("schedulingGates"):

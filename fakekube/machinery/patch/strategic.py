@@ -519,11 +519,74 @@ def strategic_merge_patch(target: dict[str, Any], patch: dict[str, Any] | None,
     if not isinstance(patch, dict):
         raise BadRequest(f"json: cannot unmarshal {go_json_kind(patch)} into Go value of type "
                          "map[string]interface {}")
+    if share:
+        quick = _scalar_fields(target, patch)
+        if quick is None:
+            quick = _primitive_deletion(target, patch, schema)
+        if quick is not None:
+            return quick
+    return _merged(target, patch, schema, share)
+
+
+def _merged(target: dict[str, Any], patch: dict[str, Any], schema: MergeSchema, share: bool) -> dict[str, Any]:
+    """The general algorithm (the reference every shortcut must agree with)."""
     try:
         merged = _merge_map(_copy_along(target, patch) if share else deep_copy(target), deep_copy(patch), schema)
     except _SmpError as exc:
         raise _smp_api_error(exc) from None
     return _strip_along(merged, patch) if share else _strip_directives(merged)
+
+
+def _primitive_deletion(target: dict[str, Any], patch: dict[str, Any], schema: MergeSchema) -> dict[str, Any] | None:
+    """What :func:`_merged` (with sharing) answers for the commonest patch a controller sends:
+    ``{"<map>": {"$deleteFromPrimitiveList/<list>": [strings]}}`` (the Job controller's finalizer
+    removal), where ``target``'s ``<map>`` is a map merged field by field and its ``<list>`` is a
+    list of strings or absent. The list loses every string the patch names; nothing else
+    changes and everything else stays shared. None for any other patch or target."""
+    if len(patch) != 1:
+        return None
+    (field_name, inner), = patch.items()
+    current = target.get(field_name)
+    if field_name[:1] == "$" or not isinstance(inner, dict) or len(inner) != 1 or not isinstance(current, dict) \
+            or schema.meta(field_name).strategy == "replace":
+        return None
+    (directive, removed), = inner.items()
+    head, sep, name = directive.partition("/")
+    if not sep or head != _DELETE_PREFIX or not isinstance(removed, list) \
+            or not all(type(value) is str for value in removed):
+        return None
+    values = current.get(name)
+    if values is not None and not (type(values) is list and all(type(value) is str for value in values)):
+        return None
+    fields = dict(current)
+    if values is not None:
+        fields[name] = [value for value in values if value not in removed]
+    out = dict(target)
+    out[field_name] = _without_directive_keys(fields)
+    return _without_directive_keys(out)
+
+
+_SCALARS: Final = (str, int, float, bool)
+
+
+def _scalar_fields(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
+    """What :func:`_merged` (with sharing) answers for a patch that only sets top-level fields to
+    strings, numbers or booleans (an Event's count, message and timestamps): ``target``'s fields
+    with those values (a new field last, in the patch's order), everything else shared. None for
+    any other patch."""
+    for key, value in patch.items():
+        if key[:1] == "$" or type(value) not in _SCALARS:
+            return None
+    out = dict(target)
+    out.update(patch)
+    return _without_directive_keys(out)
+
+
+def _without_directive_keys(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` (a map of the merge result's own) without its directive keys."""
+    for key in [k for k in value if k[:1] == "$" and _is_directive_key(k)]:
+        del value[key]
+    return value
 
 
 def _patched_field(key: str) -> str:
@@ -560,6 +623,4 @@ def _strip_along(merged: Any, patch: Any) -> Any:
         if key in out:
             out[key] = (_strip_along(out[key], value) if isinstance(value, dict) and key in patch
                         else _strip_directives(out[key]))
-    for key in [k for k in out if k[:1] == "$" and _is_directive_key(k)]:
-        del out[key]
-    return out
+    return _without_directive_keys(out)
