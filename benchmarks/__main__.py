@@ -20,7 +20,7 @@ def run_core(quick: bool) -> list[str]:
         previous = m.seconds
         last_cluster = cluster
     assert last_cluster is not None
-    for m in (core.list_by_selector(last_cluster), core.list_set_based(last_cluster)):
+    for m in (*core.list_by_selector(last_cluster), core.list_set_based(last_cluster)):
         lines.append(f"| {m.name} | {m.size} | {m.seconds * 1000:.2f} ms | |")
     return lines
 
