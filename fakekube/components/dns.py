@@ -245,9 +245,10 @@ class Dns:
             f"{s['metadata'].get('namespace')}/{(s['metadata'].get('labels') or {}).get(LABEL_SERVICE_NAME)}"]
             if LABEL_SERVICE_NAME in (s["metadata"].get("labels") or {}) else [])
         for key, pod in self._pods.cache.items():  # objects cached before these handlers were added
+            epoch = self._epoch()
             self._remember_pod(key, pod["metadata"].get("labels") or {}, (pod.get("spec") or {}).get("nodeName") or "",
-                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None),
-                               self._pod_info.get(key))
+                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None, epoch),
+                               self._pod_info.get(key), epoch)
         for node in self._nodes.cache.values():
             self._node_zone[node["metadata"]["name"]] = (node["metadata"].get("labels") or {}).get(LABEL_ZONE)
         self._services.add_handler(self._on_service)
@@ -346,10 +347,18 @@ class Dns:
         self._selector_version += 1  # the pods' cached Service lists are stale
         self._touch((obj["metadata"].get("namespace") or "", obj["metadata"]["name"]))
 
-    def _services_for(self, ns: str, labels: dict[str, str], pod: _Pod | None) -> tuple[ServiceKey, ...]:
+    def _epoch(self) -> tuple[int, int]:
+        """What a pod's cached Service list is valid for: the Services' selectors as of now (a
+        relist drops Services silently, hence their number)."""
+        return self._selector_version, len(self._services.cache)
+
+    def _services_for(self, ns: str, labels: dict[str, str], pod: _Pod | None,
+                      epoch: tuple[int, int] | None = None) -> tuple[ServiceKey, ...]:
         """The Services of ``ns`` whose selector shares a ``key=value`` pair with ``labels`` (sorted);
-        a pod's cached list while its labels and the Services' selectors are unchanged."""
-        epoch = (self._selector_version, len(self._services.cache))  # a relist drops Services silently
+        a pod's cached list while its labels and the Services' selectors (``epoch``: :meth:`_epoch`,
+        given by a caller that has it already) are unchanged."""
+        if epoch is None:
+            epoch = self._epoch()
         if pod is not None and pod.epoch == epoch and (pod.labels is labels or pod.labels == labels):
             return pod.services
         if self._pairs_epoch != epoch:
@@ -370,11 +379,12 @@ class Dns:
         key = (meta.get("namespace") or "", meta["name"])
         labels = meta.get("labels") or {}
         seen = self._pod_info.get(key)
-        touched = services = self._services_for(key[0], labels, seen)
+        epoch = self._epoch()
+        touched = services = self._services_for(key[0], labels, seen, epoch)
         if old is not None:
             old_labels = old["metadata"].get("labels") or {}
             if old_labels is not labels and old_labels != labels:
-                touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen)}))
+                touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen, epoch)}))
         states = self._states
         for svc_key in touched:
             state = states.get(svc_key)  # self._mark(svc_key, key), inlined: every pod event marks
@@ -386,11 +396,12 @@ class Dns:
         if type_ == "DELETED":
             self._forget_pod(key)
         else:
-            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen)
+            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen, epoch)
         if touched:
-            now, pending, enqueue = self.rt.now, self._pending_since, self.queue.enqueue
+            pending, enqueue = self._pending_since, self.queue.enqueue
             for svc_key in touched:  # self._touch(svc_key), inlined
-                pending.setdefault(svc_key, now)
+                if svc_key not in pending:
+                    pending[svc_key] = self.rt.now
                 enqueue(svc_key)
 
     def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -403,10 +414,10 @@ class Dns:
             self._mark_node(name)
 
     # ------------------------------------------------------------------ what the controller has seen
-    def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str,
-                      services: tuple[ServiceKey, ...], seen: _Pod | None) -> None:
-        """Record what the controller saw of a pod; ``seen``: its record so far (None: new)."""
-        epoch = (self._selector_version, len(self._services.cache))
+    def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str, services: tuple[ServiceKey, ...],
+                      seen: _Pod | None, epoch: tuple[int, int]) -> None:
+        """Record what the controller saw of a pod; ``seen``: its record so far (None: new);
+        ``services``: its Services as of ``epoch``."""
         if seen is None:
             self._pod_info[key] = _Pod(labels, node, services, epoch)
             self._by_node.setdefault(node, {})[key] = None
