@@ -40,11 +40,9 @@ from .pods import (
     completion_index,
     controller_ref,
     copier,
-    is_active,
     is_indexed,
     is_ready,
     is_suspended,
-    is_terminating,
     job_controller_uid,
     meta_of,
     only_replace_failed_pods,
@@ -283,20 +281,30 @@ class JobController(FinalizerTracking):
         # SIMPLIFICATION: getPodsForJob's ClaimPods (adopting orphans that match the selector,
         # releasing pods that stopped matching) is not modelled: a Job's pods are those it controls.
         pods = self.pods.by_index(POD_INDEX, meta_of(job).get("uid") or "")
+        expected_rm_finalizers = set(self._rm_finalizers.get(key, ()))
+        # One pass sorts the pods for the whole sync: FilterActivePods, FilterTerminatingPods and the
+        # tracked pods (is_active, is_terminating and has_finalizer, inlined: this reads every pod).
         active_pods: list[dict[str, Any]] = []
-        terminating = ready = 0
+        terminating_pods: list[dict[str, Any]] = []
+        tracked: list[tuple[dict[str, Any], str]] = []
+        ready = 0
         for pod in pods:
-            if is_active(pod):
-                active_pods.append(pod)
-                ready += is_ready(pod)
-            elif is_terminating(pod):
-                terminating += 1
+            meta = pod.get("metadata") or {}
+            if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                if not meta.get("deletionTimestamp"):
+                    active_pods.append(pod)
+                    ready += is_ready(pod)
+                else:
+                    terminating_pods.append(pod)
+            if TRACKING_FINALIZER in (meta.get("finalizers") or ()) \
+                    and (uid := meta.get("uid") or "") not in expected_rm_finalizers:
+                tracked.append((pod, uid))
         ctx = SyncCtx(
             job=job, pods=pods, active_pods=active_pods, succeeded=0, failed=0,
-            terminating=terminating, ready=ready,
+            terminating=len(terminating_pods), ready=ready,
             uncounted_succeeded=set(uncounted.get("succeeded") or ()),
             uncounted_failed=set(uncounted.get("failed") or ()),
-            expected_rm_finalizers=set(self._rm_finalizers.get(key, ())),
+            tracked=tracked,
             backoff=BackoffRecord(),
         )
         active = len(active_pods)
@@ -324,7 +332,8 @@ class JobController(FinalizerTracking):
             if message is not None:
                 ctx.finished_condition = new_condition("FailureTarget", "True", "PodFailurePolicy", message, now)
         if ctx.finished_condition is None:
-            if ctx.failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
+            if ctx.failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(
+                    job, active_pods + terminating_pods):
                 ctx.finished_condition = new_condition("FailureTarget", "True", "BackoffLimitExceeded",
                                                        "Job has reached the specified backoff limit", now)
             elif self._past_active_deadline(job):
@@ -403,7 +412,8 @@ class JobController(FinalizerTracking):
     # ------------------------------------------------------------------ sync helpers
     @staticmethod
     def _past_backoff_limit_on_failure(job: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
-        """``pastBackoffLimitOnFailure``: summed restarts of Pending/Running pods (OnFailure only)."""
+        """``pastBackoffLimitOnFailure``: summed restarts of Pending/Running pods (OnFailure only);
+        ``pods`` holds at least the Job's unfinished ones."""
         spec = spec_of(job)
         if ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") != "OnFailure":
             return False
