@@ -181,8 +181,8 @@ class JobController(FinalizerTracking):
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):  # not has_finalizer(pod)
-            self._finalizer_removal_observed(key, meta.get("uid") or "")
+        if key in self._rm_finalizers and TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
+            self._finalizer_removal_observed(key, meta.get("uid") or "")  # (not has_finalizer(pod), inlined)
         if meta.get("deletionTimestamp") and not (old.get("metadata") or {}).get("deletionTimestamp"):
             self._deletion_observed(key)
         if ref_changed:
@@ -492,7 +492,8 @@ class JobController(FinalizerTracking):
         if TRACKING_FINALIZER not in finalizers:
             finalizers.append(TRACKING_FINALIZER)
         tmeta["finalizers"] = finalizers
-        new_spec = copier(template.get("spec") or {})  # the template is not changed from here on
+        # Every pod starts as a copy of one prototype (the template is not changed from here on).
+        new_pod = copier(self._pod_prototype(job, template))
         active += diff
         first_error: ApiError | None = None
         batch = min(diff, SLOW_START_INITIAL_BATCH_SIZE)
@@ -500,7 +501,9 @@ class JobController(FinalizerTracking):
             failed_in_batch = 0
             for _ in range(batch):
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
-                pod = self._pod_from_template(job, template, new_spec(), ix, ctx)
+                pod = new_pod()
+                if ix != UNKNOWN_INDEX:
+                    self._set_pod_index(pod, job, ix, ctx)
                 try:
                     # The pod was built for this call (fresh dicts) and only its name is read.
                     created = self.client.create(pod)
@@ -524,27 +527,24 @@ class JobController(FinalizerTracking):
             batch = min(2 * batch, diff)
         return active, first_error
 
-    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], pod_spec: dict[str, Any],
-                           ix: int, ctx: SyncCtx) -> dict[str, Any]:
-        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``; ``pod_spec`` is a
-        fresh copy of the template's spec, the pod's own."""
+    @staticmethod
+    def _pod_prototype(job: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+        """``GetPodFromTemplate``: what every pod ``manageJob`` creates for ``job`` shares. For an
+        Indexed Job the fields :meth:`_set_pod_index` sets are already in place (empty), so that
+        setting them keeps each pod's order of keys."""
         jmeta = meta_of(job)
         name = jmeta.get("name") or ""
         tmeta = template.get("metadata") or {}
         labels = dict(tmeta.get("labels") or {})
         annotations = dict(tmeta.get("annotations") or {})
-        generate_name = f"{name}-"
-        if ix != UNKNOWN_INDEX:
-            annotations[COMPLETION_INDEX] = str(ix)
-            labels[COMPLETION_INDEX] = str(ix)
-            pod_spec["hostname"] = f"{name}-{ix}"
-            generate_name = generate_name_with_index(name, ix)
+        pod_spec = template.get("spec") or {}
+        if is_indexed(job):
+            annotations[COMPLETION_INDEX] = ""
+            labels[COMPLETION_INDEX] = ""
+            pod_spec = {**pod_spec, "hostname": ""}
             if per_index(job):
-                counts = new_index_failure_counts(job, ctx.delayed_deletion.get(ix))
-                annotations[INDEX_FAILURE_COUNT] = str(counts[0])
-                if counts[1] > 0:
-                    annotations[INDEX_IGNORED_FAILURE_COUNT] = str(counts[1])
-        meta: dict[str, Any] = {"generateName": generate_name, "namespace": jmeta.get("namespace")}
+                annotations[INDEX_FAILURE_COUNT] = ""
+        meta: dict[str, Any] = {"generateName": f"{name}-", "namespace": jmeta.get("namespace")}
         if labels:
             meta["labels"] = labels
         if annotations:
@@ -553,6 +553,24 @@ class JobController(FinalizerTracking):
         meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": jmeta.get("uid"),
                                     "controller": True, "blockOwnerDeletion": True}]
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec}
+
+    @staticmethod
+    def _set_pod_index(pod: dict[str, Any], job: dict[str, Any], ix: int, ctx: SyncCtx) -> None:
+        """The Indexed additions of ``manageJob`` to a fresh copy of :meth:`_pod_prototype`: the
+        completion index (annotation, label, hostname, name prefix) and, with a backoff limit per
+        index, the index's failure counts."""
+        name = meta_of(job).get("name") or ""
+        meta = pod["metadata"]
+        text = str(ix)
+        meta["annotations"][COMPLETION_INDEX] = text
+        meta["labels"][COMPLETION_INDEX] = text
+        pod["spec"]["hostname"] = f"{name}-{text}"
+        meta["generateName"] = generate_name_with_index(name, ix)
+        if per_index(job):
+            counts = new_index_failure_counts(job, ctx.delayed_deletion.get(ix))
+            meta["annotations"][INDEX_FAILURE_COUNT] = str(counts[0])
+            if counts[1] > 0:
+                meta["annotations"][INDEX_IGNORED_FAILURE_COUNT] = str(counts[1])
 
     @staticmethod
     def _active_pods_for_removal(job: dict[str, Any], pods: list[dict[str, Any]],
