@@ -492,8 +492,7 @@ class JobController(FinalizerTracking):
         if TRACKING_FINALIZER not in finalizers:
             finalizers.append(TRACKING_FINALIZER)
         tmeta["finalizers"] = finalizers
-        # Every pod starts as a copy of one prototype (the template is not changed from here on).
-        new_pod = copier(self._pod_prototype(job, template))
+        new_spec = copier(template.get("spec") or {})  # the template is not changed from here on
         active += diff
         first_error: ApiError | None = None
         batch = min(diff, SLOW_START_INITIAL_BATCH_SIZE)
@@ -501,9 +500,7 @@ class JobController(FinalizerTracking):
             failed_in_batch = 0
             for _ in range(batch):
                 ix = indexes.pop(0) if indexes else UNKNOWN_INDEX
-                pod = new_pod()
-                if ix != UNKNOWN_INDEX:
-                    self._set_pod_index(pod, job, ix, ctx)
+                pod = self._pod_from_template(job, template, new_spec(), ix, ctx)
                 try:
                     # The pod was built for this call (fresh dicts) and only its name is read.
                     created = self.client.create(pod)
@@ -527,24 +524,27 @@ class JobController(FinalizerTracking):
             batch = min(2 * batch, diff)
         return active, first_error
 
-    @staticmethod
-    def _pod_prototype(job: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
-        """``GetPodFromTemplate``: what every pod ``manageJob`` creates for ``job`` shares. For an
-        Indexed Job the fields :meth:`_set_pod_index` sets are already in place (empty), so that
-        setting them keeps each pod's order of keys."""
+    def _pod_from_template(self, job: dict[str, Any], template: dict[str, Any], pod_spec: dict[str, Any],
+                           ix: int, ctx: SyncCtx) -> dict[str, Any]:
+        """``GetPodFromTemplate`` plus the Indexed additions of ``manageJob``; ``pod_spec`` is a
+        fresh copy of the template's spec, the pod's own."""
         jmeta = meta_of(job)
         name = jmeta.get("name") or ""
         tmeta = template.get("metadata") or {}
         labels = dict(tmeta.get("labels") or {})
         annotations = dict(tmeta.get("annotations") or {})
-        pod_spec = template.get("spec") or {}
-        if is_indexed(job):
-            annotations[COMPLETION_INDEX] = ""
-            labels[COMPLETION_INDEX] = ""
-            pod_spec = {**pod_spec, "hostname": ""}
+        generate_name = f"{name}-"
+        if ix != UNKNOWN_INDEX:
+            annotations[COMPLETION_INDEX] = str(ix)
+            labels[COMPLETION_INDEX] = str(ix)
+            pod_spec["hostname"] = f"{name}-{ix}"
+            generate_name = generate_name_with_index(name, ix)
             if per_index(job):
-                annotations[INDEX_FAILURE_COUNT] = ""
-        meta: dict[str, Any] = {"generateName": f"{name}-", "namespace": jmeta.get("namespace")}
+                counts = new_index_failure_counts(job, ctx.delayed_deletion.get(ix))
+                annotations[INDEX_FAILURE_COUNT] = str(counts[0])
+                if counts[1] > 0:
+                    annotations[INDEX_IGNORED_FAILURE_COUNT] = str(counts[1])
+        meta: dict[str, Any] = {"generateName": generate_name, "namespace": jmeta.get("namespace")}
         if labels:
             meta["labels"] = labels
         if annotations:
@@ -553,24 +553,6 @@ class JobController(FinalizerTracking):
         meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": jmeta.get("uid"),
                                     "controller": True, "blockOwnerDeletion": True}]
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec}
-
-    @staticmethod
-    def _set_pod_index(pod: dict[str, Any], job: dict[str, Any], ix: int, ctx: SyncCtx) -> None:
-        """The Indexed additions of ``manageJob`` to a fresh copy of :meth:`_pod_prototype`: the
-        completion index (annotation, label, hostname, name prefix) and, with a backoff limit per
-        index, the index's failure counts."""
-        name = meta_of(job).get("name") or ""
-        meta = pod["metadata"]
-        text = str(ix)
-        meta["annotations"][COMPLETION_INDEX] = text
-        meta["labels"][COMPLETION_INDEX] = text
-        pod["spec"]["hostname"] = f"{name}-{text}"
-        meta["generateName"] = generate_name_with_index(name, ix)
-        if per_index(job):
-            counts = new_index_failure_counts(job, ctx.delayed_deletion.get(ix))
-            meta["annotations"][INDEX_FAILURE_COUNT] = str(counts[0])
-            if counts[1] > 0:
-                meta["annotations"][INDEX_IGNORED_FAILURE_COUNT] = str(counts[1])
 
     @staticmethod
     def _active_pods_for_removal(job: dict[str, Any], pods: list[dict[str, Any]],
