@@ -141,27 +141,31 @@ class EventRecorder:
         """Record ``reason``/``message`` about ``obj`` (``action``: an extension for callers modelling
         events.k8s.io's ``Eventf``); dropped, filtered and failed events are not reported."""
         meta = obj.get("metadata") or {}
-        involved = {"kind": obj.get("kind", ""), "namespace": meta.get("namespace", ""),
-                    "name": meta.get("name", ""), "uid": meta.get("uid", ""),
-                    "apiVersion": obj.get("apiVersion", ""), "resourceVersion": meta.get("resourceVersion", "")}
+        kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
+        namespace_field, name, uid = meta.get("namespace", ""), meta.get("name", ""), meta.get("uid", "")
+        involved = {"kind": kind, "namespace": namespace_field, "name": name, "uid": uid,
+                    "apiVersion": api_version, "resourceVersion": meta.get("resourceVersion", "")}
         now = self.client.now
-        source = (self.component, self.host, involved["kind"], involved["namespace"], involved["name"])
-        key = _event_key(self.component, self.host, involved, type_, reason, message)
+        # getSpamKey: source, involved object and type. getEventKey is the same followed by reason and
+        # message (the involved object has no fieldPath here), EventAggregatorByReasonFunc's key by
+        # reason, reporting controller and instance.
+        spam_key = "".join((self.component, self.host, kind, namespace_field, name, uid, api_version, type_))
+        key = spam_key + reason + message  # _event_key(self.component, self.host, involved, ...)
         event = {"involvedObject": {k: v for k, v in involved.items() if v}, "reason": reason,
                  "message": message, "type": type_, "reportingComponent": self.component,
                  "reportingInstance": self.host}
         if action:
             event["action"] = action
         if self.correlate:
-            event, key = self._aggregate(event, key, source, involved, type_, reason, message, now)
+            event, key = self._aggregate(event, key, spam_key + reason + self.component + self.host,
+                                         type_, reason, message, now)
         namespace = meta.get("namespace") or "default"
         logged = self._logged.get(key)
         if logged is None:  # a new Event, named now
-            logged = _Logged(1, format_time(now), self._name(namespace, involved["name"], now))
+            logged = _Logged(1, format_time(now), self._name(namespace, name, now))
         else:
             logged = _Logged(logged.count + 1, logged.first_timestamp, logged.name)
         self._logged.add(key, logged)
-        spam_key = "".join((*source, involved["uid"], involved["apiVersion"], type_))  # getSpamKey
         if self.correlate and not self._bucket(spam_key).allow(now):
             return
         self._write(event, logged, namespace, now)
@@ -174,11 +178,10 @@ class EventRecorder:
         self._last_stamp[(namespace, object_name)] = stamp
         return f"{object_name}.{stamp:x}"
 
-    def _aggregate(self, event: dict[str, Any], key: str, source: tuple[str, ...], involved: dict[str, str],
-                   type_: str, reason: str, message: str, now: SimTime) -> tuple[dict[str, Any], str]:
-        """``EventAggregator.EventAggregate``: the event to record and its counting key."""
-        group_key = "".join((*source, involved["uid"], involved["apiVersion"], type_, reason,  # EventAggregatorByReasonFunc
-                             self.component, self.host))
+    def _aggregate(self, event: dict[str, Any], key: str, group_key: str, type_: str, reason: str, message: str,
+                   now: SimTime) -> tuple[dict[str, Any], str]:
+        """``EventAggregator.EventAggregate``: the event to record and its counting key (``key``,
+        or ``group_key`` once the group holds the maximum of distinct messages)."""
         group = self._groups.get(group_key)
         if group is None or now - group.last > AGGREGATE_INTERVAL:
             group = _Group()

@@ -149,7 +149,11 @@ class JobController(FinalizerTracking):
         meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or ""
         refs = meta.get("ownerReferences")
-        ref = controller_ref(pod) if refs else None
+        ref: dict[str, Any] | None = None
+        for owner in refs or ():  # controller_ref(pod), inlined: every pod event asks
+            if owner.get("controller"):
+                ref = owner
+                break
         job = self._resolve(namespace, ref) if ref is not None else None
         if event == "DELETED":
             if job is not None:
