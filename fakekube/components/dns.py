@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube._core.clock import format_time
 from fakekube._core.multimap import discard
@@ -83,8 +83,9 @@ ServiceKey = tuple[str, str]
 PodKey = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
+class _Record(NamedTuple):
+    """An A record of an endpoint (a named tuple: a slice event makes one per address)."""
+
     ip: str
     ready: bool
 
@@ -470,11 +471,12 @@ class Dns:
                     self._mark_node(name)
 
     # ------------------------------------------------------------------ reconcile
-    def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
+    def _endpoint(self, pod: dict[str, Any], publish: bool, svc_name: str) -> dict[str, Any]:
+        """The endpoint of ``pod`` in the slices of Service ``svc_name`` (``publish``: its
+        ``publishNotReadyAddresses``)."""
         spec, meta = pod.get("spec") or {}, pod["metadata"]
-        publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
         ep: dict[str, Any] = {"addresses": [endpoint_address(pod)], "conditions": endpoint_conditions(pod, publish)}
-        if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
+        if spec.get("hostname") and spec.get("subdomain") == svc_name:
             ep["hostname"] = spec["hostname"]
         node_name = spec.get("nodeName")
         if node_name:
@@ -543,12 +545,13 @@ class Dns:
         """Re-evaluate the pods marked since the last reconcile."""
         changed: list[str] = []
         pods = self._pods.cache
+        svc_name = svc["metadata"]["name"]
+        matches = state.label_sel.matches
         for pod_key in state.dirty:
             pod = pods.get(pod_key)
             ep = uid = None
-            if (pod is not None and in_endpoints(pod)
-                    and state.label_sel.matches(pod["metadata"].get("labels") or {})):
-                ep, uid = self._endpoint(svc, pod), pod["metadata"]["uid"]
+            if pod is not None and in_endpoints(pod) and matches(pod["metadata"].get("labels") or {}):
+                ep, uid = self._endpoint(pod, state.publish, svc_name), pod["metadata"]["uid"]
             current = state.endpoints.get(pod_key)
             if current is not None and current.uid == uid and ep is not None:
                 if current.ep != ep:  # (an unchanged endpoint keeps its object: slices holding it stay verified)
