@@ -567,20 +567,23 @@ class JobController(FinalizerTracking):
         left: list[dict[str, Any]] = pods
         if is_indexed(job):
             completions = int(spec_of(job).get("completions") or 0)
-            left = []
             by_index: dict[int, list[dict[str, Any]]] = {}
             for pod in pods:
                 by_index.setdefault(completion_index(pod), []).append(pod)
-            for ix in sorted(by_index):
-                group = by_index[ix]
-                if ix == UNKNOWN_INDEX or ix >= completions:
-                    remove.extend(group)
-                elif len(group) == 1:
-                    left.append(group[0])
-                else:
-                    group = sorted(group, key=active_pods_order)
-                    remove.extend(group[:-1])
-                    left.append(group[-1])
+            # With one pod per index, each in range (nearly every sync), none goes first and all are
+            # left (in any order: ActivePods order, which ends with the name, decides alone).
+            if len(by_index) < len(pods) or (pods and not UNKNOWN_INDEX < min(by_index) <= max(by_index) < completions):
+                left = []
+                for ix in sorted(by_index):
+                    group = by_index[ix]
+                    if ix == UNKNOWN_INDEX or ix >= completions:
+                        remove.extend(group)
+                    elif len(group) == 1:
+                        left.append(group[0])
+                    else:
+                        group = sorted(group, key=active_pods_order)
+                        remove.extend(group[:-1])
+                        left.append(group[-1])
         if len(remove) < at_least:
             left = sorted(left, key=active_pods_order)
             remove.extend(left[: at_least - len(remove)])
