@@ -312,27 +312,34 @@ class Dns:
 
     def _on_slice(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         meta = obj["metadata"]
-        slice_key = (meta.get("namespace") or "", meta["name"])
+        name = meta["name"]
+        slice_key = (meta.get("namespace") or "", name)
+        service = (meta.get("labels") or {}).get(LABEL_SERVICE_NAME)
+        svc_key = (slice_key[0], service) if type_ != "DELETED" and service else None
+        records: list[tuple[str | None, _Record]] = []
+        if svc_key is not None:
+            for ep in obj.get("endpoints") or []:
+                ready = (ep.get("conditions") or {}).get("ready")
+                ready = True if ready is None else bool(ready)  # nil ready means ready
+                for ip in ep.get("addresses") or []:
+                    records.append((ep.get("hostname"), _Record(ip, ready)))
+        groups = _by_hostname(records)
+        # Forget what the slice no longer says; what it still says (same Service, same hostname)
+        # is overwritten below.
         previous = self._slice_records.pop(slice_key, None)
         if previous is not None:
-            svc_key, records = previous
-            self._by_service.get(svc_key, {}).pop(meta["name"], None)
-            for host in {h for h, _ in records if h}:
-                discard(self._by_host, (svc_key[0], svc_key[1], host), meta["name"])
-        service = (meta.get("labels") or {}).get(LABEL_SERVICE_NAME)
-        if type_ == "DELETED" or not service:
+            old_svc_key, old_records = previous
+            if old_svc_key != svc_key:
+                self._by_service.get(old_svc_key, {}).pop(name, None)
+            for host in {h for h, _ in old_records if h}:
+                if old_svc_key != svc_key or host not in groups:
+                    discard(self._by_host, (old_svc_key[0], old_svc_key[1], host), name)
+        if svc_key is None:
             return
-        svc_key = (slice_key[0], service)
-        records: list[tuple[str | None, _Record]] = []
-        for ep in obj.get("endpoints") or []:
-            ready = (ep.get("conditions") or {}).get("ready")
-            ready = True if ready is None else bool(ready)  # nil ready means ready
-            for ip in ep.get("addresses") or []:
-                records.append((ep.get("hostname"), _Record(ip, ready)))
         self._slice_records[slice_key] = (svc_key, records)
-        self._by_service.setdefault(svc_key, {})[meta["name"]] = [r for _, r in records]
-        for host, host_records in _by_hostname(records).items():
-            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[meta["name"]] = host_records
+        self._by_service.setdefault(svc_key, {})[name] = [r for _, r in records]
+        for host, host_records in groups.items():
+            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[name] = host_records
 
     # ------------------------------------------------------------------ controller triggers
     @staticmethod
