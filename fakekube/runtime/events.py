@@ -32,11 +32,11 @@ neither (its ``series`` are not modelled).
 from __future__ import annotations
 
 import struct
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from fakekube._core.clock import EPOCH, SECOND, SimTime, format_time
+from fakekube._core.lru import Lru
 from fakekube.errors import AlreadyExists, ApiError, NotFound
 from fakekube.runtime._shared_client import SharedClient
 
@@ -52,31 +52,6 @@ AGGREGATE_PREFIX = "(combined from similar events): "
 SPAM_BURST = 25
 SPAM_QPS = struct.unpack("f", struct.pack("f", 1 / 300))[0]
 """``defaultSpamQPS = 1. / 300.`` as the ``float32`` client-go keeps it."""
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Lru(Generic[K, V]):
-    """``k8s.io/utils/lru``: ``get`` and ``add`` make an entry the most recent; the least recent
-    entry is evicted beyond ``size``."""
-
-    def __init__(self, size: int = LRU_CACHE_ENTRIES) -> None:
-        self.size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
-
-    def add(self, key: K, value: V) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        if len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-
 
 @dataclass(slots=True)
 class _TokenBucket:
@@ -132,9 +107,9 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.correlate = correlate
-        self._groups: _Lru[str, _Group] = _Lru()
-        self._logged: _Lru[str, _Logged] = _Lru()
-        self._buckets: _Lru[str, _TokenBucket] = _Lru()
+        self._groups: Lru[str, _Group] = Lru(LRU_CACHE_ENTRIES)
+        self._logged: Lru[str, _Logged] = Lru(LRU_CACHE_ENTRIES)
+        self._buckets: Lru[str, _TokenBucket] = Lru(LRU_CACHE_ENTRIES)
         self._last_stamp: dict[tuple[str, str], int] = {}
 
     def event(self, obj: dict[str, Any], type_: str, reason: str, message: str, *, action: str = "") -> None:
