@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube._core.clock import format_time
 from fakekube._core.multimap import discard
@@ -83,8 +83,9 @@ ServiceKey = tuple[str, str]
 PodKey = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
+class _Record(NamedTuple):
+    """An A record of an endpoint (a named tuple: a slice event makes one per address)."""
+
     ip: str
     ready: bool
 
@@ -245,9 +246,10 @@ class Dns:
             f"{s['metadata'].get('namespace')}/{(s['metadata'].get('labels') or {}).get(LABEL_SERVICE_NAME)}"]
             if LABEL_SERVICE_NAME in (s["metadata"].get("labels") or {}) else [])
         for key, pod in self._pods.cache.items():  # objects cached before these handlers were added
+            epoch = self._epoch()
             self._remember_pod(key, pod["metadata"].get("labels") or {}, (pod.get("spec") or {}).get("nodeName") or "",
-                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None),
-                               self._pod_info.get(key))
+                               self._services_for(key[0], pod["metadata"].get("labels") or {}, None, epoch),
+                               self._pod_info.get(key), epoch)
         for node in self._nodes.cache.values():
             self._node_zone[node["metadata"]["name"]] = (node["metadata"].get("labels") or {}).get(LABEL_ZONE)
         self._services.add_handler(self._on_service)
@@ -310,27 +312,34 @@ class Dns:
 
     def _on_slice(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         meta = obj["metadata"]
-        slice_key = (meta.get("namespace") or "", meta["name"])
+        name = meta["name"]
+        slice_key = (meta.get("namespace") or "", name)
+        service = (meta.get("labels") or {}).get(LABEL_SERVICE_NAME)
+        svc_key = (slice_key[0], service) if type_ != "DELETED" and service else None
+        records: list[tuple[str | None, _Record]] = []
+        if svc_key is not None:
+            for ep in obj.get("endpoints") or []:
+                ready = (ep.get("conditions") or {}).get("ready")
+                ready = True if ready is None else bool(ready)  # nil ready means ready
+                for ip in ep.get("addresses") or []:
+                    records.append((ep.get("hostname"), _Record(ip, ready)))
+        groups = _by_hostname(records)
+        # Forget what the slice no longer says; what it still says (same Service, same hostname)
+        # is overwritten below.
         previous = self._slice_records.pop(slice_key, None)
         if previous is not None:
-            svc_key, records = previous
-            self._by_service.get(svc_key, {}).pop(meta["name"], None)
-            for host in {h for h, _ in records if h}:
-                discard(self._by_host, (svc_key[0], svc_key[1], host), meta["name"])
-        service = (meta.get("labels") or {}).get(LABEL_SERVICE_NAME)
-        if type_ == "DELETED" or not service:
+            old_svc_key, old_records = previous
+            if old_svc_key != svc_key:
+                self._by_service.get(old_svc_key, {}).pop(name, None)
+            for host in {h for h, _ in old_records if h}:
+                if old_svc_key != svc_key or host not in groups:
+                    discard(self._by_host, (old_svc_key[0], old_svc_key[1], host), name)
+        if svc_key is None:
             return
-        svc_key = (slice_key[0], service)
-        records: list[tuple[str | None, _Record]] = []
-        for ep in obj.get("endpoints") or []:
-            ready = (ep.get("conditions") or {}).get("ready")
-            ready = True if ready is None else bool(ready)  # nil ready means ready
-            for ip in ep.get("addresses") or []:
-                records.append((ep.get("hostname"), _Record(ip, ready)))
         self._slice_records[slice_key] = (svc_key, records)
-        self._by_service.setdefault(svc_key, {})[meta["name"]] = [r for _, r in records]
-        for host, host_records in _by_hostname(records).items():
-            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[meta["name"]] = host_records
+        self._by_service.setdefault(svc_key, {})[name] = [r for _, r in records]
+        for host, host_records in groups.items():
+            self._by_host.setdefault((svc_key[0], svc_key[1], host), {})[name] = host_records
 
     # ------------------------------------------------------------------ controller triggers
     @staticmethod
@@ -346,10 +355,18 @@ class Dns:
         self._selector_version += 1  # the pods' cached Service lists are stale
         self._touch((obj["metadata"].get("namespace") or "", obj["metadata"]["name"]))
 
-    def _services_for(self, ns: str, labels: dict[str, str], pod: _Pod | None) -> tuple[ServiceKey, ...]:
+    def _epoch(self) -> tuple[int, int]:
+        """What a pod's cached Service list is valid for: the Services' selectors as of now (a
+        relist drops Services silently, hence their number)."""
+        return self._selector_version, len(self._services.cache)
+
+    def _services_for(self, ns: str, labels: dict[str, str], pod: _Pod | None,
+                      epoch: tuple[int, int] | None = None) -> tuple[ServiceKey, ...]:
         """The Services of ``ns`` whose selector shares a ``key=value`` pair with ``labels`` (sorted);
-        a pod's cached list while its labels and the Services' selectors are unchanged."""
-        epoch = (self._selector_version, len(self._services.cache))  # a relist drops Services silently
+        a pod's cached list while its labels and the Services' selectors (``epoch``: :meth:`_epoch`,
+        given by a caller that has it already) are unchanged."""
+        if epoch is None:
+            epoch = self._epoch()
         if pod is not None and pod.epoch == epoch and (pod.labels is labels or pod.labels == labels):
             return pod.services
         if self._pairs_epoch != epoch:
@@ -370,11 +387,16 @@ class Dns:
         key = (meta.get("namespace") or "", meta["name"])
         labels = meta.get("labels") or {}
         seen = self._pod_info.get(key)
-        touched = services = self._services_for(key[0], labels, seen)
+        epoch = (self._selector_version, len(self._services.cache))  # self._epoch(), inlined
+        if seen is not None and seen.labels is labels and seen.epoch == epoch:
+            services = seen.services  # what _services_for answers first (inlined: nearly every event)
+        else:
+            services = self._services_for(key[0], labels, seen, epoch)
+        touched = services
         if old is not None:
             old_labels = old["metadata"].get("labels") or {}
             if old_labels is not labels and old_labels != labels:
-                touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen)}))
+                touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen, epoch)}))
         states = self._states
         for svc_key in touched:
             state = states.get(svc_key)  # self._mark(svc_key, key), inlined: every pod event marks
@@ -386,11 +408,16 @@ class Dns:
         if type_ == "DELETED":
             self._forget_pod(key)
         else:
-            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen)
+            node = (obj.get("spec") or {}).get("nodeName") or ""
+            if seen is not None and seen.node == node:  # what _remember_pod does then (inlined)
+                seen.labels, seen.services, seen.epoch = labels, services, epoch
+            else:
+                self._remember_pod(key, labels, node, services, seen, epoch)
         if touched:
-            now, pending, enqueue = self.rt.now, self._pending_since, self.queue.enqueue
+            pending, enqueue = self._pending_since, self.queue.enqueue
             for svc_key in touched:  # self._touch(svc_key), inlined
-                pending.setdefault(svc_key, now)
+                if svc_key not in pending:
+                    pending[svc_key] = self.rt.now
                 enqueue(svc_key)
 
     def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -403,10 +430,10 @@ class Dns:
             self._mark_node(name)
 
     # ------------------------------------------------------------------ what the controller has seen
-    def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str,
-                      services: tuple[ServiceKey, ...], seen: _Pod | None) -> None:
-        """Record what the controller saw of a pod; ``seen``: its record so far (None: new)."""
-        epoch = (self._selector_version, len(self._services.cache))
+    def _remember_pod(self, key: PodKey, labels: dict[str, str], node: str, services: tuple[ServiceKey, ...],
+                      seen: _Pod | None, epoch: tuple[int, int]) -> None:
+        """Record what the controller saw of a pod; ``seen``: its record so far (None: new);
+        ``services``: its Services as of ``epoch``."""
         if seen is None:
             self._pod_info[key] = _Pod(labels, node, services, epoch)
             self._by_node.setdefault(node, {})[key] = None
@@ -451,11 +478,12 @@ class Dns:
                     self._mark_node(name)
 
     # ------------------------------------------------------------------ reconcile
-    def _endpoint(self, svc: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
+    def _endpoint(self, pod: dict[str, Any], publish: bool, svc_name: str) -> dict[str, Any]:
+        """The endpoint of ``pod`` in the slices of Service ``svc_name`` (``publish``: its
+        ``publishNotReadyAddresses``)."""
         spec, meta = pod.get("spec") or {}, pod["metadata"]
-        publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
         ep: dict[str, Any] = {"addresses": [endpoint_address(pod)], "conditions": endpoint_conditions(pod, publish)}
-        if spec.get("hostname") and spec.get("subdomain") == svc["metadata"]["name"]:
+        if spec.get("hostname") and spec.get("subdomain") == svc_name:
             ep["hostname"] = spec["hostname"]
         node_name = spec.get("nodeName")
         if node_name:
@@ -524,12 +552,13 @@ class Dns:
         """Re-evaluate the pods marked since the last reconcile."""
         changed: list[str] = []
         pods = self._pods.cache
+        svc_name = svc["metadata"]["name"]
+        matches = state.label_sel.matches
         for pod_key in state.dirty:
             pod = pods.get(pod_key)
             ep = uid = None
-            if (pod is not None and in_endpoints(pod)
-                    and state.label_sel.matches(pod["metadata"].get("labels") or {})):
-                ep, uid = self._endpoint(svc, pod), pod["metadata"]["uid"]
+            if pod is not None and in_endpoints(pod) and matches(pod["metadata"].get("labels") or {}):
+                ep, uid = self._endpoint(pod, state.publish, svc_name), pod["metadata"]["uid"]
             current = state.endpoints.get(pod_key)
             if current is not None and current.uid == uid and ep is not None:
                 if current.ep != ep:  # (an unchanged endpoint keeps its object: slices holding it stay verified)

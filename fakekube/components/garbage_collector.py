@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from fakekube._core.jsonutil import deep_copy
+from fakekube._core.lru import Lru
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import Conflict, NotFound, UsageError
 from fakekube.runtime.context import Runtime
@@ -26,6 +27,7 @@ from fakekube.runtime.context import Runtime
 __all__ = ["GarbageCollector"]
 
 ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
+ABSENT_OWNER_CACHE_ENTRIES = 500
 Ref = tuple[str, str, str]  # (resource key, namespace, name)
 Entry = tuple[Ref, dict[str, Any], int]  # (ref, last seen object, sequence number of that event)
 
@@ -45,6 +47,8 @@ class GarbageCollector:
         self._watches: dict[str, Any] = {}
         self._crds: Any = None
         self.queue = rt.controller("garbage-collector", self._process)
+        # (namespace, uid) of owners found missing (upstream's ReferenceCache of 500 entries)
+        self._absent_owners: Lru[tuple[str, str], bool] = Lru(ABSENT_OWNER_CACHE_ENTRIES)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -149,18 +153,25 @@ class GarbageCollector:
             self._attempt_to_delete(uid, entry[0], entry[1])
 
     def _owner_state(self, namespace: str, owner: dict[str, Any]) -> str:
-        """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup."""
+        """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup,
+        unless the owner is known to be absent (``isDangling``'s ``absentOwnerCache``: a UID that was
+        missing never comes back, so the entry cannot go stale)."""
         try:
             rtype = self.rt.server.registry.for_object(
                 {"apiVersion": owner.get("apiVersion", ""), "kind": owner.get("kind", "")})
         except (NotFound, UsageError):  # a kind the server does not serve (or no kind at all)
             return "dangling"
+        absent_key = (namespace if rtype.namespaced else "", owner.get("uid", ""))
+        if self._absent_owners.get(absent_key) is not None:
+            return "dangling"
         try:
             live = self.client.get(rtype.key, owner.get("name", ""), namespace if rtype.namespaced else None)
         except NotFound:
+            self._absent_owners.add(absent_key, True)
             return "dangling"
         meta = live["metadata"]
         if meta.get("uid") != owner.get("uid"):
+            self._absent_owners.add(absent_key, True)
             return "dangling"
         if meta.get("deletionTimestamp") and FOREGROUND in (meta.get("finalizers") or ()):
             return "waiting"

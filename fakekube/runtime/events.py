@@ -32,11 +32,11 @@ neither (its ``series`` are not modelled).
 from __future__ import annotations
 
 import struct
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from fakekube._core.clock import EPOCH, SECOND, SimTime, format_time
+from fakekube._core.lru import Lru
 from fakekube.errors import AlreadyExists, ApiError, NotFound
 from fakekube.runtime._shared_client import SharedClient
 
@@ -52,31 +52,6 @@ AGGREGATE_PREFIX = "(combined from similar events): "
 SPAM_BURST = 25
 SPAM_QPS = struct.unpack("f", struct.pack("f", 1 / 300))[0]
 """``defaultSpamQPS = 1. / 300.`` as the ``float32`` client-go keeps it."""
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Lru(Generic[K, V]):
-    """``k8s.io/utils/lru``: ``get`` and ``add`` make an entry the most recent; the least recent
-    entry is evicted beyond ``size``."""
-
-    def __init__(self, size: int = LRU_CACHE_ENTRIES) -> None:
-        self.size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
-
-    def add(self, key: K, value: V) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        if len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-
 
 @dataclass(slots=True)
 class _TokenBucket:
@@ -132,36 +107,40 @@ class EventRecorder:
         self.component = component
         self.host = host
         self.correlate = correlate
-        self._groups: _Lru[str, _Group] = _Lru()
-        self._logged: _Lru[str, _Logged] = _Lru()
-        self._buckets: _Lru[str, _TokenBucket] = _Lru()
+        self._groups: Lru[str, _Group] = Lru(LRU_CACHE_ENTRIES)
+        self._logged: Lru[str, _Logged] = Lru(LRU_CACHE_ENTRIES)
+        self._buckets: Lru[str, _TokenBucket] = Lru(LRU_CACHE_ENTRIES)
         self._last_stamp: dict[tuple[str, str], int] = {}
 
     def event(self, obj: dict[str, Any], type_: str, reason: str, message: str, *, action: str = "") -> None:
         """Record ``reason``/``message`` about ``obj`` (``action``: an extension for callers modelling
         events.k8s.io's ``Eventf``); dropped, filtered and failed events are not reported."""
         meta = obj.get("metadata") or {}
-        involved = {"kind": obj.get("kind", ""), "namespace": meta.get("namespace", ""),
-                    "name": meta.get("name", ""), "uid": meta.get("uid", ""),
-                    "apiVersion": obj.get("apiVersion", ""), "resourceVersion": meta.get("resourceVersion", "")}
+        kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
+        namespace_field, name, uid = meta.get("namespace", ""), meta.get("name", ""), meta.get("uid", "")
+        involved = {"kind": kind, "namespace": namespace_field, "name": name, "uid": uid,
+                    "apiVersion": api_version, "resourceVersion": meta.get("resourceVersion", "")}
         now = self.client.now
-        source = (self.component, self.host, involved["kind"], involved["namespace"], involved["name"])
-        key = _event_key(self.component, self.host, involved, type_, reason, message)
+        # getSpamKey: source, involved object and type. getEventKey is the same followed by reason and
+        # message (the involved object has no fieldPath here), EventAggregatorByReasonFunc's key by
+        # reason, reporting controller and instance.
+        spam_key = "".join((self.component, self.host, kind, namespace_field, name, uid, api_version, type_))
+        key = spam_key + reason + message  # _event_key(self.component, self.host, involved, ...)
         event = {"involvedObject": {k: v for k, v in involved.items() if v}, "reason": reason,
                  "message": message, "type": type_, "reportingComponent": self.component,
                  "reportingInstance": self.host}
         if action:
             event["action"] = action
         if self.correlate:
-            event, key = self._aggregate(event, key, source, involved, type_, reason, message, now)
+            event, key = self._aggregate(event, key, spam_key + reason + self.component + self.host,
+                                         type_, reason, message, now)
         namespace = meta.get("namespace") or "default"
         logged = self._logged.get(key)
         if logged is None:  # a new Event, named now
-            logged = _Logged(1, format_time(now), self._name(namespace, involved["name"], now))
+            logged = _Logged(1, format_time(now), self._name(namespace, name, now))
         else:
             logged = _Logged(logged.count + 1, logged.first_timestamp, logged.name)
         self._logged.add(key, logged)
-        spam_key = "".join((*source, involved["uid"], involved["apiVersion"], type_))  # getSpamKey
         if self.correlate and not self._bucket(spam_key).allow(now):
             return
         self._write(event, logged, namespace, now)
@@ -174,11 +153,10 @@ class EventRecorder:
         self._last_stamp[(namespace, object_name)] = stamp
         return f"{object_name}.{stamp:x}"
 
-    def _aggregate(self, event: dict[str, Any], key: str, source: tuple[str, ...], involved: dict[str, str],
-                   type_: str, reason: str, message: str, now: SimTime) -> tuple[dict[str, Any], str]:
-        """``EventAggregator.EventAggregate``: the event to record and its counting key."""
-        group_key = "".join((*source, involved["uid"], involved["apiVersion"], type_, reason,  # EventAggregatorByReasonFunc
-                             self.component, self.host))
+    def _aggregate(self, event: dict[str, Any], key: str, group_key: str, type_: str, reason: str, message: str,
+                   now: SimTime) -> tuple[dict[str, Any], str]:
+        """``EventAggregator.EventAggregate``: the event to record and its counting key (``key``,
+        or ``group_key`` once the group holds the maximum of distinct messages)."""
         group = self._groups.get(group_key)
         if group is None or now - group.last > AGGREGATE_INTERVAL:
             group = _Group()

@@ -167,3 +167,39 @@ def test_endpoint_rules_are_pure_functions_shared_with_the_invariants() -> None:
     assert in_endpoints(_pod({"phase": "Failed", "podIP": "10.244.0.1"}, restart_policy="OnFailure"))
     terminating = _pod({"phase": "Running", "podIP": "10.244.0.1", "conditions": ready}, deleting=True)
     assert not endpoint_ready(terminating, False) and endpoint_ready(terminating, True)
+
+
+def test_resolver_follows_a_slice_through_updates_relabels_and_deletion() -> None:
+    cluster = FakeCluster(seed=0, simulate=False)
+    dns = Dns(cluster.runtime)
+    cluster.add_component(dns)
+    for name in ("a", "b"):  # headless, without a selector: the slices are the user's own
+        cluster.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+                        "spec": {"clusterIP": "None", "ports": [{"port": 80}]}})
+
+    def write(service: str, endpoints: list[tuple[str, str, bool]]) -> None:
+        body = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                "metadata": {"name": "s", "labels": {"kubernetes.io/service-name": service}},
+                "addressType": "IPv4",
+                "endpoints": [{"addresses": [ip], "hostname": host, "conditions": {"ready": ready}}
+                              for host, ip, ready in endpoints]}
+        current = cluster.api.store.get("endpointslices.discovery.k8s.io", "default", "s")
+        if current is None:
+            cluster.create(body)
+        else:
+            body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            cluster.update(body)
+        cluster.run_until_idle()
+
+    write("a", [("h0", "10.0.0.1", True), ("h1", "10.0.0.2", True)])
+    assert (dns.resolve("h0.a"), dns.resolve("h1.a"), dns.resolve("a")) == \
+        (["10.0.0.1"], ["10.0.0.2"], ["10.0.0.1", "10.0.0.2"])
+    write("a", [("h1", "10.0.0.3", True), ("h2", "10.0.0.4", False)])  # h0 leaves, h1 moves, h2 not ready
+    assert (dns.resolve("h0.a"), dns.resolve("h1.a"), dns.resolve("h2.a"), dns.resolve("a")) == \
+        ([], ["10.0.0.3"], [], ["10.0.0.3"])
+    write("b", [("h1", "10.0.0.5", True)])  # the slice now belongs to another Service
+    assert (dns.resolve("h1.a"), dns.resolve("a"), dns.resolve("h1.b"), dns.resolve("b")) == \
+        ([], [], ["10.0.0.5"], ["10.0.0.5"])
+    cluster.delete("endpointslices", "s")
+    cluster.run_until_idle()
+    assert (dns.resolve("h1.b"), dns.resolve("b")) == ([], [])

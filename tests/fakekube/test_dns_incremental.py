@@ -65,7 +65,8 @@ class ReferenceDns(Dns):
         pair = min(selector.items(), key=lambda kv: self._pods.count_index("test/ns-label", f"{ns}/{kv[0]}={kv[1]}"))
         pods = [p for p in self._pods.by_index("test/ns-label", f"{ns}/{pair[0]}={pair[1]}")
                 if label_sel.matches(p["metadata"].get("labels") or {}) and in_endpoints(p)]
-        desired = {p["metadata"]["uid"]: self._endpoint(svc, p) for p in pods}
+        publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
+        desired = {p["metadata"]["uid"]: self._endpoint(p, publish, name) for p in pods}
         ports = self._ports(svc, pods)
         # Keep endpoints in the slice that holds them; fill slices with room; then new slices.
         plan: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube import FakeCluster
+from fakekube import FakeCluster, Reactor
 
 
 @pytest.fixture
@@ -143,3 +143,16 @@ def test_graph_upkeep_matches_the_plain_model(cluster: FakeCluster, seed: int) -
         for u in uids:
             assert gc._dependents_of(u) == [d for d in model.dependents.get(u, ()) if d in model.objects]
             assert bool(gc.dependents.get(u)) == bool(model.dependents.get(u))
+
+
+def test_an_owner_found_missing_is_not_looked_up_again_for_its_other_dependents(cluster: FakeCluster) -> None:
+    """``isDangling``'s absentOwnerCache: one live lookup of a deleted owner serves all its dependents."""
+    owner = cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}})
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}
+    for i in range(3):
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"dep-{i}", "ownerReferences": [ref]}})
+    # A get has no watch events to delay: this reactor only counts the lookups of the owner.
+    lookups = cluster.inject(Reactor(verb="get", resource="configmaps", name="owner", delay_seconds=1))
+    cluster.delete("configmaps", "owner", propagation_policy="Background")
+    assert not any(cluster.exists("configmaps", f"dep-{i}") for i in range(3))
+    assert lookups.matched == 1

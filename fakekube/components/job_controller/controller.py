@@ -40,11 +40,9 @@ from .pods import (
     completion_index,
     controller_ref,
     copier,
-    is_active,
     is_indexed,
     is_ready,
     is_suspended,
-    is_terminating,
     job_controller_uid,
     meta_of,
     only_replace_failed_pods,
@@ -151,7 +149,11 @@ class JobController(FinalizerTracking):
         meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or ""
         refs = meta.get("ownerReferences")
-        ref = controller_ref(pod) if refs else None
+        ref: dict[str, Any] | None = None
+        for owner in refs or ():  # controller_ref(pod), inlined: every pod event asks
+            if owner.get("controller"):
+                ref = owner
+                break
         job = self._resolve(namespace, ref) if ref is not None else None
         if event == "DELETED":
             if job is not None:
@@ -183,8 +185,8 @@ class JobController(FinalizerTracking):
                 self._creation_observed(key)
             self.queue.enqueue(key, SYNC_JOB_BATCH_PERIOD)
             return
-        if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):  # not has_finalizer(pod)
-            self._finalizer_removal_observed(key, meta.get("uid") or "")
+        if key in self._rm_finalizers and TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
+            self._finalizer_removal_observed(key, meta.get("uid") or "")  # (not has_finalizer(pod), inlined)
         if meta.get("deletionTimestamp") and not (old.get("metadata") or {}).get("deletionTimestamp"):
             self._deletion_observed(key)
         if ref_changed:
@@ -283,20 +285,30 @@ class JobController(FinalizerTracking):
         # SIMPLIFICATION: getPodsForJob's ClaimPods (adopting orphans that match the selector,
         # releasing pods that stopped matching) is not modelled: a Job's pods are those it controls.
         pods = self.pods.by_index(POD_INDEX, meta_of(job).get("uid") or "")
+        expected_rm_finalizers = set(self._rm_finalizers.get(key, ()))
+        # One pass sorts the pods for the whole sync: FilterActivePods, FilterTerminatingPods and the
+        # tracked pods (is_active, is_terminating and has_finalizer, inlined: this reads every pod).
         active_pods: list[dict[str, Any]] = []
-        terminating = ready = 0
+        terminating_pods: list[dict[str, Any]] = []
+        tracked: list[tuple[dict[str, Any], str]] = []
+        ready = 0
         for pod in pods:
-            if is_active(pod):
-                active_pods.append(pod)
-                ready += is_ready(pod)
-            elif is_terminating(pod):
-                terminating += 1
+            meta = pod.get("metadata") or {}
+            if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                if not meta.get("deletionTimestamp"):
+                    active_pods.append(pod)
+                    ready += is_ready(pod)
+                else:
+                    terminating_pods.append(pod)
+            if TRACKING_FINALIZER in (meta.get("finalizers") or ()) \
+                    and (uid := meta.get("uid") or "") not in expected_rm_finalizers:
+                tracked.append((pod, uid))
         ctx = SyncCtx(
             job=job, pods=pods, active_pods=active_pods, succeeded=0, failed=0,
-            terminating=terminating, ready=ready,
+            terminating=len(terminating_pods), ready=ready,
             uncounted_succeeded=set(uncounted.get("succeeded") or ()),
             uncounted_failed=set(uncounted.get("failed") or ()),
-            expected_rm_finalizers=set(self._rm_finalizers.get(key, ())),
+            tracked=tracked,
             backoff=BackoffRecord(),
         )
         active = len(active_pods)
@@ -324,7 +336,8 @@ class JobController(FinalizerTracking):
             if message is not None:
                 ctx.finished_condition = new_condition("FailureTarget", "True", "PodFailurePolicy", message, now)
         if ctx.finished_condition is None:
-            if ctx.failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(job, pods):
+            if ctx.failed > int(spec.get("backoffLimit", 6)) or self._past_backoff_limit_on_failure(
+                    job, active_pods + terminating_pods):
                 ctx.finished_condition = new_condition("FailureTarget", "True", "BackoffLimitExceeded",
                                                        "Job has reached the specified backoff limit", now)
             elif self._past_active_deadline(job):
@@ -403,7 +416,8 @@ class JobController(FinalizerTracking):
     # ------------------------------------------------------------------ sync helpers
     @staticmethod
     def _past_backoff_limit_on_failure(job: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
-        """``pastBackoffLimitOnFailure``: summed restarts of Pending/Running pods (OnFailure only)."""
+        """``pastBackoffLimitOnFailure``: summed restarts of Pending/Running pods (OnFailure only);
+        ``pods`` holds at least the Job's unfinished ones."""
         spec = spec_of(job)
         if ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") != "OnFailure":
             return False
@@ -553,20 +567,23 @@ class JobController(FinalizerTracking):
         left: list[dict[str, Any]] = pods
         if is_indexed(job):
             completions = int(spec_of(job).get("completions") or 0)
-            left = []
             by_index: dict[int, list[dict[str, Any]]] = {}
             for pod in pods:
                 by_index.setdefault(completion_index(pod), []).append(pod)
-            for ix in sorted(by_index):
-                group = by_index[ix]
-                if ix == UNKNOWN_INDEX or ix >= completions:
-                    remove.extend(group)
-                elif len(group) == 1:
-                    left.append(group[0])
-                else:
-                    group = sorted(group, key=active_pods_order)
-                    remove.extend(group[:-1])
-                    left.append(group[-1])
+            # With one pod per index, each in range (nearly every sync), none goes first and all are
+            # left (in any order: ActivePods order, which ends with the name, decides alone).
+            if len(by_index) < len(pods) or (pods and not UNKNOWN_INDEX < min(by_index) <= max(by_index) < completions):
+                left = []
+                for ix in sorted(by_index):
+                    group = by_index[ix]
+                    if ix == UNKNOWN_INDEX or ix >= completions:
+                        remove.extend(group)
+                    elif len(group) == 1:
+                        left.append(group[0])
+                    else:
+                        group = sorted(group, key=active_pods_order)
+                        remove.extend(group[:-1])
+                        left.append(group[-1])
         if len(remove) < at_least:
             left = sorted(left, key=active_pods_order)
             remove.extend(left[: at_least - len(remove)])

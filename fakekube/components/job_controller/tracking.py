@@ -56,7 +56,10 @@ class SyncCtx:
     ready: int
     uncounted_succeeded: set[str]
     uncounted_failed: set[str]
-    expected_rm_finalizers: set[str]
+    tracked: list[tuple[dict[str, Any], str]]
+    """The pods (with their uids) that carry the tracking finalizer and whose removal is not
+    already expected (``expectedRmFinalizers``), in pod order: what every
+    ``getValidPodsWithFilter`` pass starts from."""
     backoff: BackoffRecord
     finished_condition: dict[str, Any] | None = None
     prev_succeeded_indexes: IndexSet = field(default_factory=IndexSet)
@@ -70,12 +73,8 @@ def valid_pods(ctx: SyncCtx, uncounted: set[str], keep: Any) -> list[dict[str, A
     out = []
     indexed = is_indexed(ctx.job)
     completions = int(spec_of(ctx.job).get("completions") or 0)
-    expected_rm_finalizers = ctx.expected_rm_finalizers
-    for pod in ctx.pods:
-        if not has_finalizer(pod):
-            continue
-        uid = meta_of(pod).get("uid") or ""
-        if uid in uncounted or uid in expected_rm_finalizers:
+    for pod, uid in ctx.tracked:
+        if uid in uncounted:
             continue
         if not keep(pod):
             continue
@@ -100,14 +99,8 @@ def new_finished_pods(ctx: SyncCtx) -> tuple[list[dict[str, Any]], list[dict[str
     job = ctx.job
     indexed = is_indexed(job)
     completions = int(spec_of(job).get("completions") or 0)
-    expected_rm_finalizers = ctx.expected_rm_finalizers
     uncounted_succeeded, uncounted_failed = ctx.uncounted_succeeded, ctx.uncounted_failed
-    for pod in ctx.pods:
-        if not has_finalizer(pod):
-            continue
-        uid = meta_of(pod).get("uid") or ""
-        if uid in expected_rm_finalizers:
-            continue
+    for pod, uid in ctx.tracked:
         if phase_of(pod) == "Succeeded":
             if uid in uncounted_succeeded:
                 continue
@@ -189,12 +182,9 @@ class FinalizerTracking:
         indexed = is_indexed(job)
         completions = int(spec.get("completions") or 0)
         policy = spec.get("podFailurePolicy")
-        pods = ctx.pods
-        expected_rm_finalizers = ctx.expected_rm_finalizers
         # The pods still carrying the finalizer whose removal is not already under way, in
         # (index, namespace, name) order for Indexed Jobs (ctx.pods is in (namespace, name) order).
-        tracked = [(p, uid) for p in pods
-                   if has_finalizer(p) and (uid := meta_of(p).get("uid") or "") not in expected_rm_finalizers]
+        tracked = ctx.tracked
         with_finalizer: set[str] = {uid for _, uid in tracked}
         if clean_uncounted(status, with_finalizer):
             needs_flush = True
