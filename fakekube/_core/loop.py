@@ -76,8 +76,9 @@ def _relaxed_gc(method: _F) -> _F:
     growing with the run). Nothing is kept
     from the collector: cycles the run left behind go with the next full collection. A small run
     (most of a test suite's) leaves the collector's generations as they are, and a caller who
-    froze objects (``gc.freeze()``) keeps them frozen; the run's objects then stay young. (So do
-    they on CPython 3.12, which starts with a few hundred objects of its own frozen.)"""
+    froze objects (``gc.freeze()``) keeps them frozen; the run's objects then stay young. What
+    was frozen before this module was imported (CPython 3.12 keeps a few hundred immortal
+    objects of its own frozen) is not a caller's: see :func:`_age_survivors`."""
 
     @functools.wraps(method)
     def run(loop: EventLoop, *args: Any, **kwargs: Any) -> Any:
@@ -100,11 +101,18 @@ _LARGE_RUN = 5_000
 (a young collection after a smaller run costs a few milliseconds at most)."""
 
 
+_FROZEN_AT_IMPORT = gc.get_freeze_count()
+"""What was frozen before this module was imported: none on CPython 3.11; on 3.12 a few hundred
+immortal objects of the interpreter's own, which every full collection puts back in the permanent
+generation (so the count returns to this figure after an unfreeze)."""
+
+
 def _age_survivors() -> None:
     """Move every tracked object into the oldest generation without a collection (``gc.freeze()``
     then ``gc.unfreeze()``, which puts the frozen objects in the oldest generation), unless a
-    caller has frozen objects of its own."""
-    if gc.get_freeze_count() == 0:
+    caller has frozen objects of its own: only when nothing is frozen or exactly what was frozen
+    at import (which then joins the oldest generation until the next full collection)."""
+    if gc.get_freeze_count() in (0, _FROZEN_AT_IMPORT):
         gc.freeze()
         gc.unfreeze()
 
