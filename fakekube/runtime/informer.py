@@ -65,6 +65,7 @@ _PathTree = dict[str, tuple[int, "_PathTree"]]
 
 
 _NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+_CHANGES = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 
 def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
@@ -145,6 +146,7 @@ class Informer:
         self._paths: dict[tuple[str, ...], int] = {}  # every declared field path -> its bit
         self._path_tree: _PathTree = {}  # the same paths by segment, so a shared prefix is read once
         self._masks: dict[str, int | None] = {}  # each index's declared paths as bits (None: no uses)
+        self._whole_indexes = 0  # indexes without uses= (recomputed on every change)
         self._fields: dict[str, Fields] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
@@ -169,6 +171,7 @@ class Informer:
             paths = tuple(tuple(path.split(".")) for path in uses)
             self._masks[name] = sum({self._path_bit(path) for path in paths})
             self._fields[name] = _fields(paths)
+        self._whole_indexes = sum(mask is None for mask in self._masks.values())
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
             values = self._values.setdefault(key, {})[name] = self._index_values(name, fn, obj)
@@ -260,6 +263,8 @@ class Informer:
     def _on_event(self, event: WatchEvent) -> None:
         if self._held is not None:
             self._held.append((event, False))
+        elif self.intercept is None and event.type in _CHANGES:  # _deliver's path for a plain change
+            self._apply(event.type, event.object)
         else:
             self._deliver(event)
 
@@ -274,13 +279,15 @@ class Informer:
         self._apply(event.type, event.object)
 
     def _apply(self, kind: str, obj: dict[str, Any], *, notify: bool = True) -> None:
-        key = key_of(obj)
-        old = self.cache.get(key)
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])  # key_of, inline: once per delivery
+        cache = self.cache
+        old = cache.get(key)
         if kind == "DELETED":
-            self.cache.pop(key, None)
+            cache.pop(key, None)
             self._reindex(key, self._values.pop(key, {}), {})
         else:
-            self.cache[key] = obj
+            cache[key] = obj
             if self._indexers:
                 previous = self._values.get(key)
                 if old is None or previous is None:
@@ -288,19 +295,19 @@ class Informer:
                     self._reindex(key, previous or {}, current)
                     self._values[key] = current
                 else:
-                    self._update_indexes(key, previous, old, obj)
+                    changed = _changed_under(self._path_tree, old, obj)
+                    if changed or self._whole_indexes:
+                        self._update_indexes(key, previous, obj, changed)
             if kind == "ADDED" and old is not None:
                 kind = "MODIFIED"
         if notify:
             for handler in self._handlers:
                 handler(kind, obj, old)
 
-    def _update_indexes(self, key: Key, previous: dict[str, list[str]], old: dict[str, Any],
-                        obj: dict[str, Any]) -> None:
-        """A cached object changed: recompute the indexes whose declared fields changed (every
-        index without ``uses``) and move the key between buckets where the values differ.
-        ``previous`` (this key's values) is updated in place."""
-        changed = self._changed_paths(old, obj)
+    def _update_indexes(self, key: Key, previous: dict[str, list[str]], obj: dict[str, Any], changed: int) -> None:
+        """A cached object changed: recompute the indexes whose declared fields changed (the bits
+        ``changed``; every index without ``uses``) and move the key between buckets where the
+        values differ. ``previous`` (this key's values) is updated in place."""
         for name, fn in self._indexers.items():
             before = previous.get(name)
             mask = self._masks[name]
@@ -319,10 +326,6 @@ class Informer:
     def _index_values(self, name: str, fn: Indexer, obj: dict[str, Any]) -> list[str]:
         fields = self._fields.get(name)
         return list(fn(obj if fields is None else _Projection(obj, fields, name)))
-
-    def _changed_paths(self, old: dict[str, Any], new: dict[str, Any]) -> int:
-        """The bits of the declared paths whose values differ between ``old`` and ``new``."""
-        return _changed_under(self._path_tree, old, new)
 
     def _reindex(self, key: Key, previous: dict[str, list[str]], current: dict[str, list[str]]) -> None:
         for name, index in self._indexes.items():
