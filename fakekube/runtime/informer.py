@@ -62,29 +62,39 @@ def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
 
 _PathTree = dict[str, tuple[int, "_PathTree"]]
 """Declared paths by segment: each segment's bit (a path ending there; 0 if none) and what is below."""
+_Level = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, "_Level"], ...]]
+"""One level of a :data:`_PathTree` as :func:`_changed_under` reads it: the fields where paths end
+and nothing is declared below (name, bit), then the fields with paths below (name, bit, level)."""
 
 
 _NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
 _CHANGES = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 
-def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
-    """The bits of the paths in ``tree`` whose values differ between ``old`` and ``new`` (a field
+def _level(tree: _PathTree) -> _Level:
+    return (tuple((part, bit) for part, (bit, below) in tree.items() if not below),
+            tuple((part, bit, _level(below)) for part, (bit, below) in tree.items() if below))
+
+
+def _changed_under(level: _Level, old: Mapping[str, Any], new: Mapping[str, Any]) -> int:
+    """The bits of the paths in ``level`` whose values differ between ``old`` and ``new`` (a field
     of a non-dict is missing; a subtree both share is unchanged all the way down: it is frozen)."""
-    if not isinstance(old, dict):
-        old = _NO_FIELDS
-    if not isinstance(new, dict):
-        new = _NO_FIELDS
+    leaves, branches = level
     changed = 0
-    for part, (bit, below) in tree.items():
+    for part, bit in leaves:
+        a = old.get(part)
+        b = new.get(part)
+        if a is not b and a != b:
+            changed |= bit
+    for part, bit, below in branches:
         a = old.get(part)
         b = new.get(part)
         if a is b:
             continue
         if bit and a != b:
             changed |= bit
-        if below:
-            changed |= _changed_under(below, a, b)
+        changed |= _changed_under(below, a if isinstance(a, dict) else _NO_FIELDS,
+                                  b if isinstance(b, dict) else _NO_FIELDS)
     return changed
 
 
@@ -145,6 +155,7 @@ class Informer:
         self._indexers: dict[str, Indexer] = {}
         self._paths: dict[tuple[str, ...], int] = {}  # every declared field path -> its bit
         self._path_tree: _PathTree = {}  # the same paths by segment, so a shared prefix is read once
+        self._levels: _Level = _level({})  # the tree as compared
         self._masks: dict[str, int | None] = {}  # each index's declared paths as bits (None: no uses)
         self._whole_indexes = 0  # indexes without uses= (recomputed on every change)
         self._fields: dict[str, Fields] = {}
@@ -189,6 +200,7 @@ class Informer:
                 bits, below = node.get(part, (0, {}))
                 node[part] = (bits | bit if depth == len(path) else bits, below)
                 node = below
+            self._levels = _level(self._path_tree)
         return bit
 
     def add_handler(self, handler: Handler) -> None:
@@ -295,7 +307,7 @@ class Informer:
                     self._reindex(key, previous or {}, current)
                     self._values[key] = current
                 else:
-                    changed = _changed_under(self._path_tree, old, obj)
+                    changed = _changed_under(self._levels, old, obj)
                     if changed or self._whole_indexes:
                         self._update_indexes(key, previous, obj, changed)
             if kind == "ADDED" and old is not None:
