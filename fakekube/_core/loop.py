@@ -154,7 +154,8 @@ class EventLoop:
         if when < self.now:
             when = self.now
         handle = Handle(when, fn, label)
-        heapq.heappush(self._queue, (when, self._order(priority), handle))
+        order = priority << _SEQ_BITS | next(self._seq) if self._tie_stream is None else self._tied(priority, self._tie_stream)
+        heapq.heappush(self._queue, (when, order, handle))
         return handle
 
     def call_later(self, delay: SimTime, fn: Callable[[], None], *, label: str = "",
@@ -162,18 +163,18 @@ class EventLoop:
         # call_at(now + max(0, delay)) without the second call (every watch delivery comes here)
         when = self.now + delay if delay > 0 else self.now
         handle = Handle(when, fn, label)
-        heapq.heappush(self._queue, (when, self._order(priority), handle))
+        order = priority << _SEQ_BITS | next(self._seq) if self._tie_stream is None else self._tied(priority, self._tie_stream)
+        heapq.heappush(self._queue, (when, order, handle))
         return handle
 
     def call_soon(self, fn: Callable[[], None], *, label: str = "",
                   priority: Priority = Priority.NORMAL) -> Handle:
         return self.call_at(self.now, fn, label=label, priority=priority)
 
-    def _order(self, priority: Priority) -> Any:
-        """The next event's order among those due at the same time (see the class docstring)."""
-        if self._tie_stream is None:
-            return priority << _SEQ_BITS | next(self._seq)
-        return (priority, self._tie_stream.random(), next(self._seq))
+    def _tied(self, priority: Priority, ties: Stream) -> tuple[int, float, int]:
+        """The next event's order among those due at the same time when ``ties`` shuffles them
+        (without a tie stream, ``priority << _SEQ_BITS | seq``, inline in ``call_at`` and ``call_later``)."""
+        return (priority, ties.random(), next(self._seq))
 
     # ------------------------------------------------------------------ running
     def next_time(self) -> SimTime | None:
