@@ -54,6 +54,27 @@ def test_cancelled_handles_do_not_run() -> None:
     assert loop.next_time() is None
 
 
+def test_a_cancelled_timer_lets_go_of_what_its_callable_holds() -> None:
+    """A timer cancelled long before it is due (a killed pod's exit) waits in the queue until then;
+    what its callable references is freed at once, not when the timer's instant comes."""
+    import gc
+    import weakref
+
+    class Payload:
+        pass
+
+    loop = make_loop()
+    payload = Payload()
+    ref = weakref.ref(payload)
+    handle = loop.call_later(600 * SECOND, lambda held=payload: None)
+    del payload
+    handle.cancel()
+    gc.collect()
+    assert ref() is None
+    assert loop.statistics().pending == 0
+    loop.advance(601 * SECOND)
+
+
 def test_run_until_returns_the_first_instant_the_predicate_holds() -> None:
     loop = make_loop()
     state = {"n": 0}
