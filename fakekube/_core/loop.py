@@ -36,6 +36,10 @@ class Priority(IntEnum):
     LATE = 2
 
 
+def _noop() -> None:
+    """What a cancelled handle keeps instead of its callable (which may hold a whole object graph)."""
+
+
 class Handle:
     """A scheduled call; ``cancel()`` makes it a no-op (lazy deletion)."""
 
@@ -49,6 +53,7 @@ class Handle:
 
     def cancel(self) -> None:
         self.cancelled = True
+        self._fn = _noop  # it never runs now: let go of what it holds while it waits in the heap
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +81,9 @@ def _relaxed_gc(method: _F) -> _F:
     growing with the run). Nothing is kept
     from the collector: cycles the run left behind go with the next full collection. A small run
     (most of a test suite's) leaves the collector's generations as they are, and a caller who
-    froze objects (``gc.freeze()``) keeps them frozen; the run's objects then stay young. (So do
-    they on CPython 3.12, which starts with a few hundred objects of its own frozen.)"""
+    froze objects (``gc.freeze()``) keeps them frozen; the run's objects then stay young. What
+    was frozen before this module was imported (CPython 3.12 keeps a few hundred immortal
+    objects of its own frozen) is not a caller's: see :func:`_age_survivors`."""
 
     @functools.wraps(method)
     def run(loop: EventLoop, *args: Any, **kwargs: Any) -> Any:
@@ -100,17 +106,36 @@ _LARGE_RUN = 5_000
 (a young collection after a smaller run costs a few milliseconds at most)."""
 
 
+_FROZEN_AT_IMPORT = gc.get_freeze_count()
+"""What was frozen before this module was imported: none on CPython 3.11; on 3.12 a few hundred
+immortal objects of the interpreter's own, which every full collection puts back in the permanent
+generation (so the count returns to this figure after an unfreeze)."""
+
+
 def _age_survivors() -> None:
     """Move every tracked object into the oldest generation without a collection (``gc.freeze()``
     then ``gc.unfreeze()``, which puts the frozen objects in the oldest generation), unless a
-    caller has frozen objects of its own."""
-    if gc.get_freeze_count() == 0:
+    caller has frozen objects of its own: only when nothing is frozen or exactly what was frozen
+    at import (which then joins the oldest generation until the next full collection)."""
+    if gc.get_freeze_count() in (0, _FROZEN_AT_IMPORT):
         gc.freeze()
         gc.unfreeze()
 
 
+_SEQ_BITS = 48
+"""An event's order among those due at the same time, without a tie stream, is one int:
+``priority << _SEQ_BITS | seq`` (the same order as the pair, for fewer than 2**48 events)."""
+
+_IDLE, _BUDGET, _HELD = "idle", "budget", "held"
+"""How :meth:`EventLoop._drain` ended: nothing due by the deadline, out of steps, the predicate held."""
+
+
 class EventLoop:
-    """Virtual-time scheduler; the only place the clock moves."""
+    """Virtual-time scheduler; the only place the clock moves.
+
+    The queue is a heap of ``(when, order, handle)``: ``order`` is ``priority << _SEQ_BITS | seq``,
+    or ``(priority, tie, seq)`` with a tie stream. Keys are unique, so the order in which events
+    run depends only on what is queued, never on the heap's layout."""
 
     def __init__(self, trace: Trace, *, tie_stream: Stream | None = None,
                  max_steps_per_instant: int = 250_000) -> None:
@@ -118,7 +143,7 @@ class EventLoop:
         self.max_steps_per_instant = max_steps_per_instant
         self._instant_steps = 0
         self.trace = trace
-        self._queue: list[tuple[SimTime, int, float, int, Handle]] = []
+        self._queue: list[tuple[SimTime, Any, Handle]] = []
         self._seq = itertools.count()
         self._tie_stream = tie_stream
         self.steps = 0
@@ -129,8 +154,8 @@ class EventLoop:
         if when < self.now:
             when = self.now
         handle = Handle(when, fn, label)
-        tie = self._tie_stream.random() if self._tie_stream is not None else 0.0
-        heapq.heappush(self._queue, (when, priority, tie, next(self._seq), handle))
+        order = priority << _SEQ_BITS | next(self._seq) if self._tie_stream is None else self._tied(priority, self._tie_stream)
+        heapq.heappush(self._queue, (when, order, handle))
         return handle
 
     def call_later(self, delay: SimTime, fn: Callable[[], None], *, label: str = "",
@@ -138,53 +163,72 @@ class EventLoop:
         # call_at(now + max(0, delay)) without the second call (every watch delivery comes here)
         when = self.now + delay if delay > 0 else self.now
         handle = Handle(when, fn, label)
-        tie = self._tie_stream.random() if self._tie_stream is not None else 0.0
-        heapq.heappush(self._queue, (when, priority, tie, next(self._seq), handle))
+        order = priority << _SEQ_BITS | next(self._seq) if self._tie_stream is None else self._tied(priority, self._tie_stream)
+        heapq.heappush(self._queue, (when, order, handle))
         return handle
 
     def call_soon(self, fn: Callable[[], None], *, label: str = "",
                   priority: Priority = Priority.NORMAL) -> Handle:
         return self.call_at(self.now, fn, label=label, priority=priority)
 
+    def _tied(self, priority: Priority, ties: Stream) -> tuple[int, float, int]:
+        """The next event's order among those due at the same time when ``ties`` shuffles them
+        (without a tie stream, ``priority << _SEQ_BITS | seq``, inline in ``call_at`` and ``call_later``)."""
+        return (priority, ties.random(), next(self._seq))
+
     # ------------------------------------------------------------------ running
     def next_time(self) -> SimTime | None:
         """When the next live event is due, or None when nothing is scheduled."""
         queue = self._queue
-        while queue and queue[0][4].cancelled:
+        while queue and queue[0][2].cancelled:
             heapq.heappop(queue)
         return queue[0][0] if queue else None
 
-    def _step(self) -> None:
-        when, _, _, _, handle = heapq.heappop(self._queue)
-        if handle.cancelled:
-            return
-        if when == self.now:
-            self._instant_steps += 1
-            if self._instant_steps > self.max_steps_per_instant:
-                self._instant_steps = 0
-                raise self._budget_error(
-                    f"livelock: more than {self.max_steps_per_instant} events at t={format_offset(when)} "
-                    "without virtual time moving (a controller keeps re-triggering itself?)")
-        else:
-            self._instant_steps = 1
-        self.now = when
-        self.steps += 1
-        handle.cancelled = True
-        handle._fn()
+    def _drain(self, deadline: SimTime, max_steps: int,
+               predicate: Callable[[], bool] | None = None) -> tuple[str, int]:
+        """Run the events due by ``deadline`` in order, at most ``max_steps`` of them, until
+        ``predicate()`` (checked after each) holds. Returns how it ended (``_IDLE``, ``_BUDGET``
+        or ``_HELD``) and the events it ran; raises on a livelock (more than
+        ``max_steps_per_instant`` events at one instant)."""
+        queue = self._queue
+        pop = heapq.heappop
+        done = 0
+        while queue:
+            when, _, handle = queue[0]
+            if handle.cancelled:
+                pop(queue)
+                continue
+            if when > deadline:
+                return _IDLE, done
+            if done >= max_steps:
+                return _BUDGET, done
+            pop(queue)
+            if when == self.now:
+                self._instant_steps += 1
+                if self._instant_steps > self.max_steps_per_instant:
+                    self._instant_steps = 0
+                    raise self._budget_error(
+                        f"livelock: more than {self.max_steps_per_instant} events at t={format_offset(when)} "
+                        "without virtual time moving (a controller keeps re-triggering itself?)")
+            else:
+                self._instant_steps = 1
+                self.now = when
+            self.steps += 1
+            done += 1
+            handle.cancelled = True
+            handle._fn()
+            if predicate is not None and predicate():
+                return _HELD, done
+        return _IDLE, done
 
     @_relaxed_gc
     def run_until_idle(self, *, max_steps: int = 1_000_000) -> int:
         """Process every event due at or before now; the clock does not move. Returns steps run."""
-        done = 0
-        while True:
-            nxt = self.next_time()
-            if nxt is None or nxt > self.now:
-                return done
-            if done >= max_steps:
-                raise self._budget_error(f"run_until_idle: {max_steps} steps at "
-                                         f"t={format_offset(self.now)} without settling")
-            self._step()
-            done += 1
+        ended, done = self._drain(self.now, max_steps)
+        if ended == _BUDGET:
+            raise self._budget_error(f"run_until_idle: {max_steps} steps at "
+                                     f"t={format_offset(self.now)} without settling")
+        return done
 
     def advance(self, duration: SimTime, *, max_steps: int = 10_000_000) -> None:
         """Move the clock forward by ``duration``, processing due events in order."""
@@ -194,15 +238,8 @@ class EventLoop:
 
     @_relaxed_gc
     def run_to(self, deadline: SimTime, *, max_steps: int = 10_000_000) -> None:
-        done = 0
-        while True:
-            nxt = self.next_time()
-            if nxt is None or nxt > deadline:
-                break
-            if done >= max_steps:
-                raise self._budget_error(f"advance: {max_steps} steps before t={format_offset(deadline)}")
-            self._step()
-            done += 1
+        if self._drain(deadline, max_steps)[0] == _BUDGET:
+            raise self._budget_error(f"advance: {max_steps} steps before t={format_offset(deadline)}")
         self.now = max(self.now, deadline)
 
     @_relaxed_gc
@@ -212,25 +249,20 @@ class EventLoop:
         deadline = self.now + timeout
         if predicate():
             return self.now
-        done = 0
-        while True:
-            nxt = self.next_time()
-            if nxt is None or nxt > deadline:
-                self.now = max(self.now, deadline)
-                what = description or getattr(predicate, "__name__", "predicate")
-                raise self._budget_error(
-                    f"run_until: {what} did not hold within {timeout / SECOND:g} s of virtual time "
-                    f"(now t={format_offset(self.now)}"
-                    + (", nothing left to simulate)" if nxt is None else ")"))
-            if done >= max_steps:
-                raise self._budget_error(f"run_until: {max_steps} steps without the predicate holding")
-            self._step()
-            done += 1
-            if predicate():
-                return self.now
+        ended, _ = self._drain(deadline, max_steps, predicate)
+        if ended == _HELD:
+            return self.now
+        if ended == _BUDGET:
+            raise self._budget_error(f"run_until: {max_steps} steps without the predicate holding")
+        nothing_left = self.next_time() is None
+        self.now = max(self.now, deadline)
+        what = description or getattr(predicate, "__name__", "predicate")
+        raise self._budget_error(
+            f"run_until: {what} did not hold within {timeout / SECOND:g} s of virtual time "
+            f"(now t={format_offset(self.now)}" + (", nothing left to simulate)" if nothing_left else ")"))
 
     def statistics(self) -> LoopStatistics:
-        return LoopStatistics(now=self.now, pending=sum(1 for e in self._queue if not e[4].cancelled),
+        return LoopStatistics(now=self.now, pending=sum(1 for e in self._queue if not e[2].cancelled),
                               steps=self.steps)
 
     def _budget_error(self, message: str) -> SimulationError:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from fakekube._core.clock import MILLISECOND, SECOND, SimTime
 from fakekube._core.loop import EventLoop, Handle, Priority
@@ -107,8 +108,9 @@ class Controller:
             if handle.when <= when:
                 return
             handle.cancel()
-        # The label is the controller's name (formatting the key cost ~1 µs a queued key; nothing reads it).
-        self._queued[key] = self.loop.call_at(when, lambda: self._run(key), label=self.name, priority=self.priority)
+        # The label is the controller's name (formatting the key cost ~1 µs a queued key; nothing reads
+        # it); a partial, not a lambda: one Python frame less per work item.
+        self._queued[key] = self.loop.call_at(when, partial(self._run, key), label=self.name, priority=self.priority)
 
     def _run(self, key: Key) -> None:
         self._queued.pop(key, None)

@@ -62,28 +62,39 @@ def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
 
 _PathTree = dict[str, tuple[int, "_PathTree"]]
 """Declared paths by segment: each segment's bit (a path ending there; 0 if none) and what is below."""
+_Level = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, "_Level"], ...]]
+"""One level of a :data:`_PathTree` as :func:`_changed_under` reads it: the fields where paths end
+and nothing is declared below (name, bit), then the fields with paths below (name, bit, level)."""
 
 
 _NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+_CHANGES = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 
-def _changed_under(tree: _PathTree, old: Any, new: Any) -> int:
-    """The bits of the paths in ``tree`` whose values differ between ``old`` and ``new`` (a field
+def _level(tree: _PathTree) -> _Level:
+    return (tuple((part, bit) for part, (bit, below) in tree.items() if not below),
+            tuple((part, bit, _level(below)) for part, (bit, below) in tree.items() if below))
+
+
+def _changed_under(level: _Level, old: Mapping[str, Any], new: Mapping[str, Any]) -> int:
+    """The bits of the paths in ``level`` whose values differ between ``old`` and ``new`` (a field
     of a non-dict is missing; a subtree both share is unchanged all the way down: it is frozen)."""
-    if not isinstance(old, dict):
-        old = _NO_FIELDS
-    if not isinstance(new, dict):
-        new = _NO_FIELDS
+    leaves, branches = level
     changed = 0
-    for part, (bit, below) in tree.items():
+    for part, bit in leaves:
+        a = old.get(part)
+        b = new.get(part)
+        if a is not b and a != b:
+            changed |= bit
+    for part, bit, below in branches:
         a = old.get(part)
         b = new.get(part)
         if a is b:
             continue
         if bit and a != b:
             changed |= bit
-        if below:
-            changed |= _changed_under(below, a, b)
+        changed |= _changed_under(below, a if isinstance(a, dict) else _NO_FIELDS,
+                                  b if isinstance(b, dict) else _NO_FIELDS)
     return changed
 
 
@@ -144,7 +155,9 @@ class Informer:
         self._indexers: dict[str, Indexer] = {}
         self._paths: dict[tuple[str, ...], int] = {}  # every declared field path -> its bit
         self._path_tree: _PathTree = {}  # the same paths by segment, so a shared prefix is read once
+        self._levels: _Level = _level({})  # the tree as compared
         self._masks: dict[str, int | None] = {}  # each index's declared paths as bits (None: no uses)
+        self._whole_indexes = 0  # indexes without uses= (recomputed on every change)
         self._fields: dict[str, Fields] = {}
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
@@ -169,6 +182,7 @@ class Informer:
             paths = tuple(tuple(path.split(".")) for path in uses)
             self._masks[name] = sum({self._path_bit(path) for path in paths})
             self._fields[name] = _fields(paths)
+        self._whole_indexes = sum(mask is None for mask in self._masks.values())
         index = self._indexes[name] = {}
         for key, obj in self.cache.items():
             values = self._values.setdefault(key, {})[name] = self._index_values(name, fn, obj)
@@ -186,6 +200,7 @@ class Informer:
                 bits, below = node.get(part, (0, {}))
                 node[part] = (bits | bit if depth == len(path) else bits, below)
                 node = below
+            self._levels = _level(self._path_tree)
         return bit
 
     def add_handler(self, handler: Handler) -> None:
@@ -260,6 +275,8 @@ class Informer:
     def _on_event(self, event: WatchEvent) -> None:
         if self._held is not None:
             self._held.append((event, False))
+        elif self.intercept is None and event.type in _CHANGES:  # _deliver's path for a plain change
+            self._apply(event.type, event.object)
         else:
             self._deliver(event)
 
@@ -274,13 +291,15 @@ class Informer:
         self._apply(event.type, event.object)
 
     def _apply(self, kind: str, obj: dict[str, Any], *, notify: bool = True) -> None:
-        key = key_of(obj)
-        old = self.cache.get(key)
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])  # key_of, inline: once per delivery
+        cache = self.cache
+        old = cache.get(key)
         if kind == "DELETED":
-            self.cache.pop(key, None)
+            cache.pop(key, None)
             self._reindex(key, self._values.pop(key, {}), {})
         else:
-            self.cache[key] = obj
+            cache[key] = obj
             if self._indexers:
                 previous = self._values.get(key)
                 if old is None or previous is None:
@@ -288,19 +307,19 @@ class Informer:
                     self._reindex(key, previous or {}, current)
                     self._values[key] = current
                 else:
-                    self._update_indexes(key, previous, old, obj)
+                    changed = _changed_under(self._levels, old, obj)
+                    if changed or self._whole_indexes:
+                        self._update_indexes(key, previous, obj, changed)
             if kind == "ADDED" and old is not None:
                 kind = "MODIFIED"
         if notify:
             for handler in self._handlers:
                 handler(kind, obj, old)
 
-    def _update_indexes(self, key: Key, previous: dict[str, list[str]], old: dict[str, Any],
-                        obj: dict[str, Any]) -> None:
-        """A cached object changed: recompute the indexes whose declared fields changed (every
-        index without ``uses``) and move the key between buckets where the values differ.
-        ``previous`` (this key's values) is updated in place."""
-        changed = self._changed_paths(old, obj)
+    def _update_indexes(self, key: Key, previous: dict[str, list[str]], obj: dict[str, Any], changed: int) -> None:
+        """A cached object changed: recompute the indexes whose declared fields changed (the bits
+        ``changed``; every index without ``uses``) and move the key between buckets where the
+        values differ. ``previous`` (this key's values) is updated in place."""
         for name, fn in self._indexers.items():
             before = previous.get(name)
             mask = self._masks[name]
@@ -319,10 +338,6 @@ class Informer:
     def _index_values(self, name: str, fn: Indexer, obj: dict[str, Any]) -> list[str]:
         fields = self._fields.get(name)
         return list(fn(obj if fields is None else _Projection(obj, fields, name)))
-
-    def _changed_paths(self, old: dict[str, Any], new: dict[str, Any]) -> int:
-        """The bits of the declared paths whose values differ between ``old`` and ``new``."""
-        return _changed_under(self._path_tree, old, new)
 
     def _reindex(self, key: Key, previous: dict[str, list[str]], current: dict[str, list[str]]) -> None:
         for name, index in self._indexes.items():
