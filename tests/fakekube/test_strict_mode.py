@@ -60,6 +60,20 @@ def test_a_user_write_keeps_the_whole_path_in_either_mode(fast: None) -> None:
         cluster.client.update_status(pod)
 
 
+def _spy_on_pod_defaulting(cluster: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """The objects the Pod strategy's defaulting pass runs on from now on, in order."""
+    strategy = cluster.api.resource("pods").strategy
+    calls: list[dict] = []
+    original = strategy.default
+
+    def spying_default(obj: dict) -> None:
+        calls.append(obj)
+        original(obj)
+
+    monkeypatch.setattr(strategy, "default", spying_default)
+    return calls
+
+
 def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
         fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """A trusted create skips the second defaulting pass (nothing mutated the object since the
@@ -95,14 +109,8 @@ def test_a_status_update_skips_defaults_it_would_discard_and_strict_mode_checks_
     pod = _running_pod(cluster)
     strategy = cluster.api.resource("pods").strategy
     assert strategy.defaults_only_spec
-    calls: list[dict] = []
     original = strategy.default
-
-    def spying_default(obj: dict) -> None:
-        calls.append(obj)
-        original(obj)
-
-    monkeypatch.setattr(strategy, "default", spying_default)
+    calls = _spy_on_pod_defaulting(cluster, monkeypatch)
     del pod["spec"]["dnsPolicy"]  # a default the update would have restored, and discards with the spec
     pod["status"]["message"] = "fast"
     written = cluster.kubelet.client.update_status(pod)
@@ -132,14 +140,8 @@ def test_a_metadata_patch_keeps_the_stored_spec_without_defaulting_it_again(
     cluster = FakeCluster(seed=0)
     _running_pod(cluster)
     strategy = cluster.api.resource("pods").strategy
-    calls: list[dict] = []
     original = strategy.default
-
-    def spying_default(obj: dict) -> None:
-        calls.append(obj)
-        original(obj)
-
-    monkeypatch.setattr(strategy, "default", spying_default)
+    calls = _spy_on_pod_defaulting(cluster, monkeypatch)
     writer = cluster.job_controller.client
     patched = writer.patch("pods", "p", {"metadata": {"labels": {"step": "1"}}}, patch_type="strategic")
     assert calls == [] and patched["metadata"]["labels"]["step"] == "1"
