@@ -284,40 +284,14 @@ class ApiServer:
         elif self.strict:
             self._default_unchanged("create", rt, obj, trusted, "is changed by defaulting")
 
-    def _default_update(self, rt: ResourceType, new: dict[str, Any], old: dict[str, Any], subresource: str | None,
-                        trusted: str | None, verb: str) -> None:
-        """An update's one defaulting pass (a Job's status write relies on it for its labels). A
-        trusted write skips it when the kind's defaults are all under ``spec``
-        (``Strategy.defaults_only_spec``) and they could not matter: a ``/status`` update takes
-        ``spec`` from the stored object, which would discard them; a write whose ``spec`` is the
-        stored object's own (a patch of metadata, such as a finalizer removal) carries a spec
-        that was defaulted when it was stored. In strict mode the pass runs (on a copy): on a
-        status update it must change nothing outside ``spec``, on a shared spec nothing at all."""
-        strategy = rt.strategy
-        spec = new.get("spec")
-        if trusted is None or not strategy.defaults_only_spec:
-            strategy.default(new)
-        elif subresource == "status":
-            if self.strict:
-                self._default_unchanged(verb, rt, new, trusted,
-                                        "is changed outside spec by defaulting that declares only spec defaults",
-                                        ignored="spec")
-        elif spec is None or spec is not old.get("spec"):
-            strategy.default(new)
-        elif self.strict:
-            self._default_unchanged(verb, rt, new, trusted, "is changed by defaulting")
-
-    def _default_unchanged(self, verb: str, rt: ResourceType, obj: dict[str, Any], trusted: str, problem: str,
-                           ignored: str | None = None) -> None:
+    def _default_unchanged(self, verb: str, rt: ResourceType, obj: dict[str, Any], trusted: str, problem: str) -> None:
         """Strict mode runs a defaulting pass a trusted write skips, on a copy (``obj`` may share
         subtrees with the frozen stored object), and fails with ``problem`` and the differences
-        when it changes anything (outside the top-level field ``ignored``); ``obj`` stays as it is."""
+        when it changes anything; ``obj`` stays as it is."""
         probe = deep_copy(obj)
         rt.strategy.default(probe)
-        before = {key: value for key, value in obj.items() if key != ignored}
-        after = {key: value for key, value in probe.items() if key != ignored}
-        if after != before:
-            raise self._strict_error(verb, rt, obj, trusted, f"{problem}: " + "; ".join(json_differences(before, after)))
+        if probe != obj:
+            raise self._strict_error(verb, rt, obj, trusted, f"{problem}: " + "; ".join(json_differences(obj, probe)))
 
     def _decodes(self, rt: ResourceType, obj: dict[str, Any], trusted: str | None, verb: str) -> bool:
         """Whether a write's body goes through typed decoding and field validation: every
@@ -664,7 +638,7 @@ class ApiServer:
         elif rv != old["metadata"]["resourceVersion"]:
             raise Conflict.modified(rt.names, name)
         strategy = rt.strategy
-        self._default_update(rt, new, old, subresource, trusted, verb)
+        strategy.default(new)  # every update's one pass, trusted too (a Job's status write gets its labels here)
         meta = new["metadata"]  # defaulting may rebuild it (a custom resource's pruning does)
         old_meta = old["metadata"]
         # BeforeUpdate: system fields cannot be changed by a client.

@@ -38,10 +38,6 @@ class Strategy:
     tracks_generation: bool = True
     default_gc_policy: str = "Background"
     return_deleted_object: bool = False
-    #: :meth:`default` writes nothing outside ``spec`` and never refuses an object. Every kind's
-    #: ``/status`` update takes ``spec`` from the stored object (:meth:`prepare_for_status_update`),
-    #: so such defaults would be discarded there: the API server may skip them (see ``ApiServer``).
-    defaults_only_spec: bool = False
 
     # --- create ---------------------------------------------------------------
     def default(self, obj: dict[str, Any]) -> None:
@@ -59,8 +55,8 @@ class Strategy:
         """Main-resource update: status cannot change here (when the kind has a status subresource)."""
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
-        """``/status`` update: everything but status keeps its old value. An override may keep more
-        of ``new`` but must take ``spec`` from ``old`` (see :attr:`defaults_only_spec`)."""
+        """``/status`` update: everything but status keeps its old value (an override may keep more
+        of ``new``)."""
         if "spec" in old:
             new["spec"] = old["spec"]
         else:

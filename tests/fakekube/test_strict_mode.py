@@ -5,6 +5,7 @@ change."""
 
 from __future__ import annotations
 
+import copy
 import inspect
 
 import pytest
@@ -60,20 +61,6 @@ def test_a_user_write_keeps_the_whole_path_in_either_mode(fast: None) -> None:
         cluster.client.update_status(pod)
 
 
-def _spy_on_pod_defaulting(cluster: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
-    """The objects the Pod strategy's defaulting pass runs on from now on, in order."""
-    strategy = cluster.api.resource("pods").strategy
-    calls: list[dict] = []
-    original = strategy.default
-
-    def spying_default(obj: dict) -> None:
-        calls.append(obj)
-        original(obj)
-
-    monkeypatch.setattr(strategy, "default", spying_default)
-    return calls
-
-
 def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
         fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """A trusted create skips the second defaulting pass (nothing mutated the object since the
@@ -100,68 +87,23 @@ def test_strict_mode_reports_what_the_skipped_defaulting_pass_would_change(
     assert created["data"] == {"passes": "1"}
 
 
-def test_a_status_update_skips_defaults_it_would_discard_and_strict_mode_checks_the_claim(
-        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pod defaulting writes only under spec, which a status update takes from the stored pod: a
-    trusted status update skips it (the stored pod is unchanged either way); strict mode runs it
-    and fails when it changes anything outside spec."""
-    cluster = FakeCluster(seed=0)
-    pod = _running_pod(cluster)
-    strategy = cluster.api.resource("pods").strategy
-    assert strategy.defaults_only_spec
-    original = strategy.default
-    calls = _spy_on_pod_defaulting(cluster, monkeypatch)
-    del pod["spec"]["dnsPolicy"]  # a default the update would have restored, and discards with the spec
-    pod["status"]["message"] = "fast"
-    written = cluster.kubelet.client.update_status(pod)
-    assert calls == [] and written["spec"]["dnsPolicy"] == "ClusterFirst" and written["status"]["message"] == "fast"
-    cluster.client.update_status({**written, "status": {**written["status"], "message": "user"}})
-    assert len(calls) == 1  # a user's write keeps the whole path
-
-    def labelling_default(obj: dict) -> None:
-        original(obj)
-        obj["metadata"]["labels"] = {"defaulted": "yes"}
-
-    monkeypatch.setattr(strategy, "default", labelling_default)
-    cluster.api.strict = True
-    pod = cluster.api.get("pods", "p", "default")
-    with pytest.raises(StrictModeError) as caught:
-        cluster.kubelet.client.update_status(pod)
-    assert str(caught.value) == ("strict mode: the update of Pod default/p built by kubelet is changed outside spec "
-                                 "by defaulting that declares only spec defaults: metadata.labels: (absent) -> "
-                                 '{"defaulted": "yes"}')
-
-
-def test_a_metadata_patch_keeps_the_stored_spec_without_defaulting_it_again(
-        fast: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A trusted patch that leaves spec alone (the Job controller's finalizer removal) carries the
-    stored pod's spec, defaulted when it was stored: the pass is skipped; a patch of spec and a
-    user's patch run it; strict mode runs it and fails on any change."""
-    cluster = FakeCluster(seed=0)
+@pytest.mark.parametrize("strict", [False, True])
+def test_trusted_updates_default_a_shared_stored_spec_without_editing_it(fast: None, strict: bool) -> None:
+    """A kubelet status write and the Job controller's finalizer patch carry the stored pod's own
+    spec; their update's defaulting pass (every update has one) finds it defaulted already, so the
+    stored, shared spec is neither edited nor replaced, in either mode."""
+    cluster = FakeCluster(seed=0, strict=strict)
     _running_pod(cluster)
-    strategy = cluster.api.resource("pods").strategy
-    original = strategy.default
-    calls = _spy_on_pod_defaulting(cluster, monkeypatch)
-    writer = cluster.job_controller.client
-    patched = writer.patch("pods", "p", {"metadata": {"labels": {"step": "1"}}}, patch_type="strategic")
-    assert calls == [] and patched["metadata"]["labels"]["step"] == "1"
-    writer.patch("pods", "p", {"spec": {"activeDeadlineSeconds": 60}}, patch_type="strategic")
-    assert len(calls) == 1  # a patch of spec brings values the pass has not seen
-    cluster.client.patch("pods", "p", {"metadata": {"labels": {"step": "2"}}}, patch_type="strategic")
-    assert len(calls) == 2  # a user's write keeps the whole path
-
-    def labelling_default(obj: dict) -> None:
-        original(obj)
-        obj["spec"]["dnsPolicy"] = "Default"
-
-    monkeypatch.setattr(strategy, "default", labelling_default)
-    cluster.api.strict = True
-    with pytest.raises(StrictModeError) as caught:
-        writer.patch("pods", "p", {"metadata": {"labels": {"step": "3"}}}, patch_type="strategic")
-    assert str(caught.value) == ("strict mode: the patch of Pod default/p built by job-controller is changed by "
-                                 'defaulting: spec.dnsPolicy: "ClusterFirst" -> "Default"')
-    stored = cluster.api.get("pods", "p", "default")
-    assert stored["spec"]["dnsPolicy"] == "ClusterFirst" and stored["metadata"]["labels"]["step"] == "2"
+    stored = cluster.api.store.get("pods", "default", "p")
+    stored_spec = stored["spec"]
+    snapshot = copy.deepcopy(stored_spec)
+    # built as the kubelet builds its status writes: the stored spec itself, shared
+    body = {**stored, "metadata": dict(stored["metadata"]), "status": {**stored["status"], "message": "written"}}
+    cluster.kubelet.client.update_status(body)
+    cluster.job_controller.client.patch("pods", "p", {"metadata": {"labels": {"step": "1"}}}, patch_type="strategic")
+    now = cluster.api.store.get("pods", "default", "p")
+    assert now["spec"] is stored_spec and stored_spec == snapshot
+    assert (now["status"]["message"], now["metadata"]["labels"]["step"]) == ("written", "1")
 
 
 def _status_write_with(cluster: FakeCluster, **status: object) -> dict:

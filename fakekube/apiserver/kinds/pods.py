@@ -119,7 +119,6 @@ def _qos_class(spec: dict[str, Any]) -> str:
 
 class PodStrategy(Strategy):
     return_deleted_object = True
-    defaults_only_spec = True
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {})
