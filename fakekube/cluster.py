@@ -317,7 +317,9 @@ class FakeCluster:
 
         Returns the stored object, or a list when the input held several documents.
         ``field_validation="Strict"`` rejects unknown fields as ``kubectl apply`` does by default
-        (``Warn``: an :class:`~fakekube.ApiWarning` each; absent or ``Ignore``: not checked).
+        (``Warn``: an :class:`~fakekube.ApiWarning` each; absent or ``Ignore``: not checked). A key
+        repeated in YAML text keeps its last value and is not reported, as ``kubectl apply -f``
+        converts YAML on the client and sends no duplicate.
         """
         docs = _load_documents(obj_or_yaml)
         results = [self._apply_one(doc, namespace, field_validation) for doc in docs]

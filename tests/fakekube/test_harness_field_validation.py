@@ -52,3 +52,15 @@ def test_a_bad_field_validation_value_is_rejected(cluster: FakeCluster) -> None:
     with pytest.raises(Invalid) as err:
         cluster.create(CONFIGMAP, field_validation="Loud")
     assert "fieldValidation" in err.value.message and '"Loud"' in err.value.message
+
+
+def test_apply_of_yaml_keeps_the_last_of_duplicate_keys_as_kubectl_apply_does(cluster: FakeCluster) -> None:
+    """`kubectl apply -f` converts YAML to JSON on the client, where a repeated key keeps its last
+    value, and sends no duplicate: even Strict reports nothing (observed with kubectl 1.32). Only a
+    body that reaches the server with duplicates (HTTP JSON or YAML) has them reported."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup\ndata:\n  a: '1'\n  a: '2'\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        applied = cluster.apply(text, field_validation="Strict")
+        assert applied["data"] == {"a": "2"}
+        assert cluster.apply(text, field_validation="Warn")["data"] == {"a": "2"}
