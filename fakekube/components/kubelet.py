@@ -294,8 +294,6 @@ class Kubelet:
         self._failed_nodes: dict[str, None] = {}
         self._next_ip = 0
         self._running = False
-        self._now_at: SimTime | None = None
-        self._now_str = ""
         # node -> keys of the cached pods bound to it (and, after an informer restart dropped its
         # cache silently, keys since gone or moved: _pods_on checks each against the cache)
         self._node_pods: dict[str, dict[PodKey, None]] = {}
@@ -345,7 +343,7 @@ class Kubelet:
         if name in self._failed_nodes:
             raise UsageError(f"node {name!r} has already failed")
         self._failed_nodes[name] = None
-        now = self._now_text()
+        now = format_time(self.rt.now)
         taints = [t for t in (node.get("spec") or {}).get("taints") or [] if t.get("key") != UNREACHABLE_TAINT]
         taints += [{"key": UNREACHABLE_TAINT, "effect": "NoSchedule", "timeAdded": now},
                    {"key": UNREACHABLE_TAINT, "effect": "NoExecute", "timeAdded": now}]
@@ -380,13 +378,6 @@ class Kubelet:
                              f"{where}, {state}); advance the clock until it runs, or script its outcome with "
                              f"annotations or script_pods()")
         return run
-
-    def _now_text(self) -> str:
-        """``format_time`` of the current instant, formatted once per instant."""
-        now = self.rt.now
-        if now != self._now_at:
-            self._now_at, self._now_str = now, format_time(now)
-        return self._now_str
 
     def _later(self, run: _Run, delay: SimTime, fn: Any, label: str) -> None:
         run.handles.append(self.rt.loop.call_later(delay, fn, label=f"kubelet {label} {run.key[0]}/{run.key[1]}"))
@@ -578,7 +569,7 @@ class Kubelet:
         While the pod's conditions are still the list of this kubelet's last write (a stored
         object is the body written, frozen), they are rebuilt from what that write was made of:
         an unchanged condition is the very map written before, and the others follow it."""
-        now = self._now_text()
+        now = format_time(self.rt.now)
         conditions = status.get("conditions") or []
         mine = run.conditions
         out: list[dict[str, Any]] = []
@@ -693,7 +684,7 @@ class Kubelet:
             status["phase"] = "Pending"
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
-            status["startTime"] = self._now_text()
+            status["startTime"] = format_time(self.rt.now)
             self._pending_status(run, pod, status)
 
         pod = self._write(run, mutate)
@@ -774,7 +765,7 @@ class Kubelet:
         if pod is None or run.stage != "initializing":
             return
         inits = (pod.get("spec") or {}).get("initContainers") or []
-        now = self._now_text()
+        now = format_time(self.rt.now)
         while index < len(inits):
             c = inits[index]
             name = c["name"]
@@ -821,7 +812,7 @@ class Kubelet:
         c = ((pod.get("spec") or {}).get("initContainers") or [])[index]
         name, ns, uid = c["name"], run.key[0], run.uid
         term = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
-                               "startedAt": started_at, "finishedAt": self._now_text()}}
+                               "startedAt": started_at, "finishedAt": format_time(self.rt.now)}}
         if code == 0:
             run.init_states[name] = term
             self._init_step(run, index + 1)
@@ -931,7 +922,7 @@ class Kubelet:
             term["message"] = message
         if run.started_at is not None:
             term["startedAt"] = format_time(run.started_at)
-        term["finishedAt"] = self._now_text()
+        term["finishedAt"] = format_time(self.rt.now)
         return {"terminated": term}
 
     def _exit(self, run: _Run, code: int, reason: str) -> None:
@@ -1024,7 +1015,7 @@ class Kubelet:
             # App containers an init container kept from starting were never created.
             unknown = None if previous == "running" else {"terminated": {
                 "exitCode": 137, "reason": "ContainerStatusUnknown", "message": UNKNOWN_MESSAGE,
-                "finishedAt": self._now_text()}}
+                "finishedAt": format_time(self.rt.now)}}
             self._finish(run, live, code, "Error", apps=unknown)
             self._delete(run)
 
@@ -1047,7 +1038,7 @@ class Kubelet:
         started = run.started_at is not None and run.stage in ("running", "backoff", "terminating")
 
         def disruption(status: dict[str, Any]) -> None:
-            now = self._now_text()
+            now = format_time(self.rt.now)
             conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
             conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
                                "lastTransitionTime": now, "reason": "DeletionByTaintManager",
