@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, parse_time
-from fakekube._core.jsonutil import deep_copy
+from fakekube._core.jsonutil import copier, deep_copy
 from fakekube.apiserver.kinds.jobs import JOB_CONTROLLER_NAME, condition_true, is_job_finished
 from fakekube.errors import ApiError, NotFound
 from fakekube.runtime.context import Runtime
@@ -39,7 +39,6 @@ from .pods import (
     active_pods_order,
     completion_index,
     controller_ref,
-    copier,
     is_indexed,
     is_ready,
     is_suspended,
@@ -286,8 +285,9 @@ class JobController(FinalizerTracking):
         # releasing pods that stopped matching) is not modelled: a Job's pods are those it controls.
         pods = self.pods.by_index(POD_INDEX, meta_of(job).get("uid") or "")
         expected_rm_finalizers = set(self._rm_finalizers.get(key, ()))
-        # One pass sorts the pods for the whole sync: FilterActivePods, FilterTerminatingPods and the
-        # tracked pods (is_active, is_terminating and has_finalizer, inlined: this reads every pod).
+        # One pass sorts the pods for the whole sync: FilterActivePods (not terminal, not being
+        # deleted), FilterTerminatingPods (pods.is_terminating) and the tracked pods (has_finalizer),
+        # the last two inlined: this reads every pod.
         active_pods: list[dict[str, Any]] = []
         terminating_pods: list[dict[str, Any]] = []
         tracked: list[tuple[dict[str, Any], str]] = []

@@ -1,17 +1,13 @@
-"""What the Job controller reads from Pods and Jobs: ``controller_utils.go``'s ``FilterActivePods``,
-``FilterTerminatingPods`` and ``ActivePods`` order, the controller reference, ``getCompletionIndex``
-and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``); and
-:func:`copier`, which gives every pod ``manageJob`` creates its own copy of the template's spec."""
+"""What the Job controller reads from Pods and Jobs: ``controller_utils.go``'s
+``FilterTerminatingPods`` and ``ActivePods`` order (``FilterActivePods`` is the sync's own pass,
+``JobController._sync``), the controller reference, ``getCompletionIndex``
+and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFailedPods``)."""
 
 from __future__ import annotations
 
-import marshal
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SimTime, parse_time
-from fakekube._core.jsonutil import deep_copy
 
 Key = tuple[str, str]
 
@@ -28,13 +24,6 @@ def meta_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 def phase_of(pod: dict[str, Any]) -> str:
     return (pod.get("status") or {}).get("phase") or ""
-
-
-def is_active(pod: dict[str, Any]) -> bool:
-    """``FilterActivePods``: not terminal and not being deleted."""
-    # (meta_of and phase_of inlined: the Job controller asks this of every pod in every sync)
-    return ((pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-            and not (pod.get("metadata") or {}).get("deletionTimestamp"))
 
 
 def is_terminating(pod: dict[str, Any]) -> bool:
@@ -97,17 +86,6 @@ def active_pods_order(pod: dict[str, Any]) -> tuple[Any, ...]:
     created = time_or_none(meta.get("creationTimestamp")) or 0
     return (1 if spec.get("nodeName") else 0, _PHASE_ORDINAL.get(phase_of(pod), 0), 1 if ready else 0,
             -ready_since, -restarts, -created, meta.get("name") or "")
-
-
-def copier(value: Any) -> Callable[[], Any]:
-    """A maker of fresh copies of the JSON-like ``value`` (which must not change while it is used),
-    each what ``deep_copy(value)`` returns: the marshal round trip of ``deep_copy``, with the
-    marshalling done once (``manageJob`` copies a Job's pod template spec for every pod it creates)."""
-    try:
-        blob = marshal.dumps(value, 2)
-    except ValueError:
-        return partial(deep_copy, value)
-    return partial(marshal.loads, blob)
 
 
 def spec_of(job: dict[str, Any]) -> dict[str, Any]:
