@@ -387,38 +387,23 @@ class Dns:
         key = (meta.get("namespace") or "", meta["name"])
         labels = meta.get("labels") or {}
         seen = self._pod_info.get(key)
-        epoch = (self._selector_version, len(self._services.cache))  # self._epoch(), inlined
-        if seen is not None and seen.labels is labels and seen.epoch == epoch:
-            services = seen.services  # what _services_for answers first (inlined: nearly every event)
-        else:
-            services = self._services_for(key[0], labels, seen, epoch)
-        touched = services
+        epoch = self._epoch()
+        touched = services = self._services_for(key[0], labels, seen, epoch)
         if old is not None:
             old_labels = old["metadata"].get("labels") or {}
             if old_labels is not labels and old_labels != labels:
                 touched = tuple(sorted({*services, *self._services_for(key[0], old_labels, seen, epoch)}))
-        states = self._states
         for svc_key in touched:
-            state = states.get(svc_key)  # self._mark(svc_key, key), inlined: every pod event marks
-            if state is not None:
-                state.dirty[key] = None
+            self._mark(svc_key, key)
         if seen is not None and seen.services is not services:  # e.g. ``old`` is None after a relist
             for svc_key in seen.services:
                 self._mark(svc_key, key)
         if type_ == "DELETED":
             self._forget_pod(key)
         else:
-            node = (obj.get("spec") or {}).get("nodeName") or ""
-            if seen is not None and seen.node == node:  # what _remember_pod does then (inlined)
-                seen.labels, seen.services, seen.epoch = labels, services, epoch
-            else:
-                self._remember_pod(key, labels, node, services, seen, epoch)
-        if touched:
-            pending, enqueue = self._pending_since, self.queue.enqueue
-            for svc_key in touched:  # self._touch(svc_key), inlined
-                if svc_key not in pending:
-                    pending[svc_key] = self.rt.now
-                enqueue(svc_key)
+            self._remember_pod(key, labels, (obj.get("spec") or {}).get("nodeName") or "", services, seen, epoch)
+        for svc_key in touched:
+            self._touch(svc_key)
 
     def _on_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         name = obj["metadata"]["name"]
