@@ -1,9 +1,8 @@
 """``jobset-ref controller``: the reference JobSet reconciler and pod controller out of process,
 against any API server a kubeconfig names, through :mod:`fakekube.remote` (HTTP/JSON).
 
-``breaks`` are test-only defects for checking that a conformance run catches a wrong
-controller: ``restart-attempt`` never increments ``status.restarts`` (every status write keeps
-the stored count), so the failure-policy scenarios must fail.
+``breaks`` are names of the catalogue of mistakes (:mod:`jobset_ref.mistakes`): the controller
+runs with those mistakes applied, for checking that a conformance run catches a wrong controller.
 """
 
 from __future__ import annotations
@@ -19,47 +18,31 @@ from fakekube.remote import RemoteSession
 from jobset_ref.controller.pod_controller import PodReconciler
 from jobset_ref.controller.reconciler import JobSetReconciler
 from jobset_ref.installation import resolve_feature_gates
+from jobset_ref.mistakes import Mistake, applied, mistakes
 
-__all__ = ["BREAKS", "run_controller", "start_controllers"]
+__all__ = ["controller_mistakes", "run_controller", "start_controllers"]
 
-BREAKS = ("restart-attempt",)
 USER_AGENT = "jobset-ref-controller"
 
 
-class _KeepRestarts:
-    """A client whose JobSet status writes keep the stored ``restarts`` (the ``restart-attempt`` break)."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-    def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
-        if obj.get("kind") == "JobSet":
-            meta = obj["metadata"]
-            stored = self._client.get("jobsets.jobset.x-k8s.io", meta["name"], meta.get("namespace"))
-            before = stored.get("status") or {}
-            status = obj.setdefault("status", {})
-            for field in ("restarts", "restartsCountTowardsMax"):
-                if field in before:
-                    status[field] = before[field]
-                else:
-                    status.pop(field, None)
-        return self._client.update_status(obj)
+def controller_mistakes(breaks: Sequence[str]) -> list[Mistake]:
+    """The mistakes named by ``breaks``; a :class:`~fakekube.UsageError` for an unknown name or a
+    mistake of the webhooks, which run inside the API server, not in this process."""
+    chosen = mistakes(breaks)
+    for m in chosen:
+        if m.side != "controller":
+            raise UsageError(f"mistake {m.name!r} is in the {m.side}, which the API server runs, not this "
+                             "controller process; `jobset-ref conformance --mutants "
+                             f"{m.name}` checks it in process")
+    return chosen
 
 
-def start_controllers(session: RemoteSession, feature_gates: Mapping[str, bool] | None = None,
-                      breaks: Sequence[str] = ()) -> tuple[JobSetReconciler, PodReconciler]:
+def start_controllers(session: RemoteSession, feature_gates: Mapping[str, bool] | None = None) \
+        -> tuple[JobSetReconciler, PodReconciler]:
     """Start the two reconcilers on ``session``'s runtime (under its lock)."""
-    unknown = [b for b in breaks if b not in BREAKS]
-    if unknown:
-        raise UsageError(f"unknown --break {unknown[0]!r}; known: {', '.join(BREAKS)}")
     gates = resolve_feature_gates(feature_gates)
     with session.lock:
         reconciler = JobSetReconciler(session.runtime, feature_gates=gates)
-        if "restart-attempt" in breaks:
-            reconciler.apply.client = _KeepRestarts(reconciler.apply.client)  # type: ignore[assignment]
         pods = PodReconciler(session.runtime)
         reconciler.start()
         pods.start()
@@ -70,10 +53,15 @@ def run_controller(kubeconfig: str | os.PathLike[str], feature_gates: Mapping[st
                    breaks: Sequence[str] = (), verbose: bool = False, context: str | None = None,
                    ready: Callable[[], None] | None = None) -> int:
     """Run until SIGINT or SIGTERM; returns the exit status (0)."""
+    broken = controller_mistakes(breaks)
     on_trace = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
     session = RemoteSession(kubeconfig, context=context, user_agent=USER_AGENT, on_trace=on_trace)
-    start_controllers(session, feature_gates, breaks)
+    with applied(broken):
+        start_controllers(session, feature_gates)
+        return _serve(session, ready)
 
+
+def _serve(session: RemoteSession, ready: Callable[[], None] | None) -> int:
     def stop(signum: int, frame: Any) -> None:
         session.stop()
 

@@ -20,8 +20,9 @@ def add_parser(sub: Any) -> None:
     ctl.add_argument("--feature-gates", default=os.environ.get("JOBSET_FEATURE_GATES") or None,
                      help="e.g. RestartJob=true,ElasticJobSet=false (default: $JOBSET_FEATURE_GATES, which the "
                           "conformance runner sets to each scenario's gates)")
-    ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="DEFECT",
-                     help="test only: run a deliberately wrong controller (restart-attempt: never count restarts)")
+    ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="MISTAKE",
+                     help="test only: run a deliberately wrong controller, with this mistake of the catalogue "
+                          "applied (repeatable; `jobset-ref conformance --mutants --list` lists them)")
     ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
 
 

@@ -6,6 +6,7 @@
     python -m jobset_ref.conformance --update-golden PATH  # rewrite golden traces (review the diff!)
     python -m jobset_ref.conformance --controller-cmd 'my-controller --kubeconfig {kubeconfig}' \
         --junit-xml results.xml --report report.md         # check a controller out of process
+    python -m jobset_ref.conformance --mutants             # does the suite catch each known mistake?
 
 (``jobset-ref conformance`` takes the same arguments.) With ``--controller-cmd`` each scenario's
 cluster is served over HTTP with the CRD and webhooks but no reconciler, CMD is started with
@@ -18,6 +19,12 @@ for a scenario marked ``xfail:``, ``SKIP``), the failure reports, then a summary
 status is 0 when nothing failed, 1 when a scenario failed (an ``XPASS`` fails: the ``xfail``
 line must go), 2 when the scenario files could not be loaded, ``-k`` does not parse or selects
 none, or the ``--controller-cmd`` program is not found.
+
+``--mutants [NAME,...]`` runs the selected scenarios in process against each mistake of the
+catalogue (``jobset_ref.mistakes``; all of them by default): one ``KILLED`` line naming the
+scenarios that failed, or ``SURVIVED``, per mistake, then a score. It exits 1 when a mistake
+survives without an explanation in the catalogue, an explained one is now killed, or a
+scenario the catalogue says catches a mistake does not. With ``--list`` it lists the mistakes.
 """
 
 from __future__ import annotations
@@ -109,6 +116,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     parser.add_argument("--junit-xml", default=None, metavar="PATH", help="write JUnit XML results to PATH")
     parser.add_argument("--report", default=None, metavar="PATH",
                         help="write a Markdown report (each behaviour of the coverage matrix) to PATH")
+    parser.add_argument("--mutants", nargs="?", const="", default=None, metavar="NAME,...",
+                        help="run the scenarios in process against each mistake of the catalogue (or the named "
+                             "ones) and report which scenarios kill it; with --list, list the mistakes")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -121,6 +131,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if problem:
             print(f"error: --controller-cmd: {problem}", file=sys.stderr)
             return 2
+    if args.mutants is not None and (args.controller_cmd or args.update_golden):
+        print("error: --mutants runs in process; it takes neither --controller-cmd nor --update-golden "
+              "(to check one mistake out of process: --controller-cmd 'jobset-ref controller --break NAME "
+              "--kubeconfig {kubeconfig}')", file=sys.stderr)
+        return 2
     try:
         chosen = [compile_selection(text) for text in args.select]
     except SelectionError as err:
@@ -138,6 +153,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if not scenarios:
             print(f"error: no scenario id matches -k {' or '.join(map(repr, args.select))}", file=sys.stderr)
             return 2
+    if args.mutants is not None:
+        return _mutants(args.mutants, scenarios, list_only=args.list, out=out)
     if args.list:
         for sc in scenarios:
             print(sc.id, file=out)
@@ -167,6 +184,31 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
                          *(f"{counts[o]} {SUMMARY_WORDS[o]}" for o in ("XFAIL", "SKIP") if counts.get(o))])
     print(f"\n{summary}", file=out)
     return 1 if any(counts.get(o) for o in ("FAIL", "ERROR", "XPASS")) else 0
+
+
+def _mutants(names: str, scenarios: list[Scenario], *, list_only: bool, out: TextIO) -> int:
+    from fakekube import UsageError
+    from jobset_ref.conformance.mutants import run_mutants, score_line
+    from jobset_ref.mistakes import CATALOGUE, mistakes
+
+    try:
+        chosen = mistakes(n.strip() for n in names.split(",") if n.strip()) if names else list(CATALOGUE.values())
+    except UsageError as err:
+        print(f"error: --mutants: {err}", file=sys.stderr)
+        return 2
+    if list_only:
+        width = max(len(m.name) for m in chosen)
+        for m in chosen:
+            print(f"{m.name:{width}}  {m.side:10}  {m.description}", file=out)
+        return 0
+    results = run_mutants(scenarios, chosen, out=out)
+    if results is None:
+        return 1
+    problems = [p for r in results for p in r.problems]
+    for problem in problems:
+        print(f"problem: {problem}", file=out)
+    print(f"\n{score_line(results)}", file=out)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
