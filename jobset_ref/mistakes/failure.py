@@ -20,12 +20,4 @@ MISTAKES = (
                     'self.wire["restarts"] = int(self.wire.get("restarts") or 0)'),),
         caught_by=("failure/rule-matching",),
     ),
-    Mistake(
-        "first-failed-job-latest",
-        "the failure policy acts on the Job that failed last instead of the first one to fail",
-        behaviours=("failure.first-failed-job",),
-        edits=(Edit(FAILURE, "find_first_failed_job",
-                    "if first is None or when < first_time:", "if first is None or when > first_time:"),),
-        caught_by=("failure/rule-matching",),
-    ),
 )
