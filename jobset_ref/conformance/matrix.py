@@ -306,8 +306,22 @@ def _cell(scs: list[Scenario]) -> str:
     return ", ".join(f"`{sc.id}`" + (" (xfail)" if sc.xfail else "") for sc in sorted(scs, key=lambda s: s.id))
 
 
+def guards() -> dict[str, list[str]]:
+    """Matrix row id → one cell entry per mistake of the catalogue that breaks it: its name and
+    the scenarios that catch it (or that it survives)."""
+    from jobset_ref.mistakes import CATALOGUE as MISTAKES
+
+    out: dict[str, list[str]] = {}
+    for m in sorted(MISTAKES.values(), key=lambda m: m.name):
+        caught = ", ".join(f"`{sid}`" for sid in m.caught_by) if m.caught_by else "survives"
+        for row_id in m.behaviours:
+            out.setdefault(row_id, []).append(f"`{m.name}` ({caught})")
+    return out
+
+
 def render(scenarios: Sequence[Scenario]) -> str:
     cov = coverage(scenarios)
+    mistakes = guards()
     total = len(CATALOGUE)
     covered = sum(1 for row_id in CATALOGUE if cov[row_id])
     only_xfail = sorted(row_id for row_id in CATALOGUE if cov[row_id] and all(sc.xfail for sc in cov[row_id]))
@@ -325,6 +339,10 @@ def render(scenarios: Sequence[Scenario]) -> str:
         "(`jobset_ref/conformance/scenarios/<area>/<name>.yaml`) that exercise it. `(xfail)` marks a scenario that",
         "currently fails because of a known bug (strict xfail: it turns red once fixed).",
         "",
+        "The last column names the mistakes of the catalogue (`jobset_ref/mistakes/`) that break the row's",
+        "behaviour and, in brackets, the scenarios that catch each one: which scenario guards which mistake.",
+        "`jobset-ref conformance --mutants` measures it (`docs/conformance.md`).",
+        "",
         f"**{covered}/{total} rows covered** by {len(scenarios)} scenarios"
         + (f"; {len(only_xfail)} only by xfail scenarios" if only_xfail else "") + ".",
         "",
@@ -335,11 +353,11 @@ def render(scenarios: Sequence[Scenario]) -> str:
     ]
     sections = [*AREAS.items(), (EXAMPLES_AREA, tuple(CATALOGUE[f"example:{p}"] for p in UPSTREAM_JOBSET_EXAMPLES))]
     for title, rows in sections:
-        lines += [f"## {title}", "", "| Behaviour | Spec | Scenarios |", "|---|---|---|"]
+        lines += [f"## {title}", "", "| Behaviour | Spec | Scenarios | Mistakes caught |", "|---|---|---|---|"]
         for row in rows:
             label = f"`{row.id.removeprefix('example:')}`" if row.id.startswith("example:") else \
                 f"`{row.id}`: {row.text}"
-            lines.append(f"| {label} | {row.ref} | {_cell(cov[row.id])} |")
+            lines.append(f"| {label} | {row.ref} | {_cell(cov[row.id])} | {'; '.join(mistakes.get(row.id, ())) or '-'} |")
         lines.append("")
     return "\n".join(lines)
 
