@@ -65,3 +65,18 @@ def test_the_whole_suite_out_of_process(tmp_path: Path) -> None:
     code, text = _run("--controller-cmd", CONTROLLER, "--report", str(tmp_path / "report.md"))
     assert code == 0, text[-8000:]
     assert ", 0 failed" in text.rstrip().splitlines()[-1]
+
+
+#: Controller-side mistakes of the catalogue checked against the whole suite out of process.
+SAMPLED_MISTAKES = ["restart-attempt", "success-targets-ignored"]
+
+
+@pytest.mark.slow  # about 3.5 wall minutes per mistake on two cores
+@pytest.mark.parametrize("name", SAMPLED_MISTAKES)
+def test_the_whole_suite_out_of_process_fails_a_mistaken_controller_where_the_catalogue_says(name: str) -> None:
+    from jobset_ref.mistakes import mistake
+
+    code, text = _run("--controller-cmd", f"{CONTROLLER} --break {name}")
+    assert code == 1, text[-8000:]
+    failed = {line.split()[1] for line in text.splitlines() if line.startswith(("FAIL ", "ERROR "))}
+    assert set(mistake(name).caught_by) <= failed, text[-8000:]
