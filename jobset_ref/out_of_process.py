@@ -13,28 +13,16 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from fakekube import UsageError
 from fakekube.remote import RemoteSession
 from jobset_ref.controller.pod_controller import PodReconciler
 from jobset_ref.controller.reconciler import JobSetReconciler
 from jobset_ref.installation import resolve_feature_gates
-from jobset_ref.mistakes import Mistake, applied, mistakes
+from jobset_ref.mistakes import applied, mistakes
+from jobset_ref.webhook_server import WebhookServer
 
-__all__ = ["controller_mistakes", "run_controller", "start_controllers"]
+__all__ = ["run_controller", "serve_webhooks", "start_controllers"]
 
 USER_AGENT = "jobset-ref-controller"
-
-
-def controller_mistakes(breaks: Sequence[str]) -> list[Mistake]:
-    """The mistakes named by ``breaks``; a :class:`~fakekube.UsageError` for an unknown name or a
-    mistake of the webhooks, which run inside the API server, not in this process."""
-    chosen = mistakes(breaks)
-    for m in chosen:
-        if m.side != "controller":
-            raise UsageError(f"mistake {m.name!r} is in the {m.side}, which the API server runs, not this "
-                             "controller process; `jobset-ref conformance --mutants "
-                             f"{m.name}` checks it in process")
-    return chosen
 
 
 def start_controllers(session: RemoteSession, feature_gates: Mapping[str, bool] | None = None) \
@@ -50,15 +38,35 @@ def start_controllers(session: RemoteSession, feature_gates: Mapping[str, bool] 
 
 
 def run_controller(kubeconfig: str | os.PathLike[str], feature_gates: Mapping[str, bool] | None = None, *,
-                   breaks: Sequence[str] = (), verbose: bool = False, context: str | None = None,
-                   ready: Callable[[], None] | None = None) -> int:
-    """Run until SIGINT or SIGTERM; returns the exit status (0)."""
-    broken = controller_mistakes(breaks)
+                   breaks: Sequence[str] = (), webhooks: bool = False, verbose: bool = False,
+                   context: str | None = None, ready: Callable[[], None] | None = None) -> int:
+    """Run until SIGINT or SIGTERM; returns the exit status (0).
+
+    With ``webhooks`` the four JobSet webhooks are served too (:mod:`jobset_ref.webhook_server`)
+    and registered with the API server for the run; a mistake of the webhooks in ``breaks``
+    implies it."""
+    broken = mistakes(breaks)
+    webhooks = webhooks or any(m.side == "webhooks" for m in broken)
     on_trace = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
     session = RemoteSession(kubeconfig, context=context, user_agent=USER_AGENT, on_trace=on_trace)
     with applied(broken):
-        start_controllers(session, feature_gates)
-        return _serve(session, ready)
+        server = serve_webhooks(session, feature_gates) if webhooks else None
+        try:
+            start_controllers(session, feature_gates)
+            return _serve(session, ready)
+        finally:
+            if server is not None:
+                server.unregister()
+                server.stop()
+
+
+def serve_webhooks(session: RemoteSession, feature_gates: Mapping[str, bool] | None = None) -> WebhookServer:
+    """Serve the JobSet webhooks on a free loopback port and register them with the API server."""
+    with session.lock:
+        server = WebhookServer(session.runtime, resolve_feature_gates(feature_gates))
+    server.start()
+    server.register()
+    return server
 
 
 def _serve(session: RemoteSession, ready: Callable[[], None] | None) -> int:

@@ -85,6 +85,15 @@ class AdmissionChain:
     # The registrations each (mutating?, resource, operation, subresource) selects, in chain order;
     # derived from the two lists above and rebuilt whenever they change (register/unregister).
     _selected: dict[tuple[bool, str, str, str | None], tuple[_Registration, ...]] = field(default_factory=dict)
+    # Webhooks registered through the API (``admission_webhooks.RemoteWebhook``), mutating and
+    # validating: they run after the plugins, and replace a plugin of the same name and side.
+    _remote: dict[bool, tuple[Any, ...]] = field(default_factory=lambda: {True: (), False: ()})
+
+    def set_remote_webhooks(self, *, mutating: tuple[Any, ...], validating: tuple[Any, ...]) -> None:
+        """Replace the webhooks registered through configurations (each has ``name``, ``matches``
+        and ``selects``, and admits or validates as a plugin does)."""
+        self._remote = {True: mutating, False: validating}
+        self._selected.clear()
 
     def register(self, plugin: Any, *, resources: list[str], operations: list[str] = (CREATE, UPDATE),  # type: ignore[assignment]
                  mutating: bool = False, validating: bool = False,
@@ -111,9 +120,15 @@ class AdmissionChain:
         key = (mutating, resource, operation, subresource)
         found = self._selected.get(key)
         if found is None:
-            found = self._selected[key] = tuple(
+            remote = self._remote[mutating]
+            replaced = {hook.name for hook in remote}
+            found = self._selected[key] = (*(
                 r for r in (self._mutating if mutating else self._validating)
-                if resource in r.resources and operation in r.operations and subresource in r.subresources)
+                if resource in r.resources and operation in r.operations and subresource in r.subresources
+                and getattr(r.plugin, "name", None) not in replaced), *(
+                _Registration(hook, frozenset({resource}), frozenset({operation}), frozenset({subresource}),
+                              hook.selects)
+                for hook in remote if hook.matches(resource, operation, subresource)))
         return found
 
     def reaches(self, mutating: bool, resource: str, operation: str, subresource: str | None = None) -> bool:

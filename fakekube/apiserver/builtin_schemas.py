@@ -111,6 +111,13 @@ ROOTS: Final[tuple[tuple[str, str, str, str], ...]] = (
      "validatingadmissionpolicybindings.admissionregistration.k8s.io"),
     ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList",
      "V1ValidatingAdmissionPolicyBindingList", ""),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "V1MutatingWebhookConfiguration",
+     "mutatingwebhookconfigurations.admissionregistration.k8s.io"),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfigurationList", "V1MutatingWebhookConfigurationList", ""),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "V1ValidatingWebhookConfiguration",
+     "validatingwebhookconfigurations.admissionregistration.k8s.io"),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList", "V1ValidatingWebhookConfigurationList",
+     ""),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "V1CustomResourceDefinition",
      "customresourcedefinitions.apiextensions.k8s.io"),
     ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", "V1CustomResourceDefinitionList", ""),
@@ -146,7 +153,7 @@ _PACKAGES: Final[dict[str, str]] = {
 _PREFIX_GROUPS: Final[dict[str, str]] = {
     "Core": "", "Discovery": "discovery.k8s.io", "Events": "events.k8s.io",
     "Apiextensions": "apiextensions.k8s.io", "Resource": "resource.k8s.io",
-    "Rbac": "rbac.authorization.k8s.io",
+    "Rbac": "rbac.authorization.k8s.io", "Admissionregistration": "admissionregistration.k8s.io",
 }
 _META_TYPES: Final = frozenset({
     "ObjectMeta", "ListMeta", "LabelSelector", "LabelSelectorRequirement", "OwnerReference",
@@ -206,7 +213,7 @@ def description(definition: str, field: str | None = None) -> str:
 
 # --------------------------------------------------------------------------- generation (test time)
 
-_MODEL_NAME = re.compile(r"^(?:(Core|Discovery|Events|Apiextensions|Resource|Rbac)(V\d\w*?)|V(\d+(?:alpha\d+|beta\d+)?))"
+_MODEL_NAME = re.compile(r"^(?:(Core|Discovery|Events|Apiextensions|Resource|Rbac|Admissionregistration)(V\d\w*?)|V(\d+(?:alpha\d+|beta\d+)?))"
                          r"([A-Z]\w*)$")
 
 

@@ -660,6 +660,13 @@ _VALIDATING_ADMISSION_POLICY_BINDING: Final = Printer((
 ), lambda b, now: [_name(b), str(_get(b, "spec", "policyName") or ""), _param_ref(_get(b, "spec", "paramRef")),
                    _age(b, now)])
 
+_WEBHOOK_CONFIGURATION: Final = Printer((
+    _NAME_COLUMN,
+    _Column("Webhooks", "Webhooks indicates the number of webhooks defined in this configuration",
+            type="integer"),
+    _AGE,
+), lambda w, now: [_name(w), len(w.get("webhooks") or []), _age(w, now)])
+
 #: ``rest.NewDefaultTableConvertor``: built-in kinds without a printer (CRDs).
 _DEFAULT: Final = Printer(
     (_NAME_COLUMN, _Column("Created At", (_META, "creationTimestamp"), type="date")),
@@ -676,6 +683,8 @@ _PRINTERS: Final[dict[tuple[str, str], Printer]] = {
     ("scheduling.k8s.io", "PriorityClass"): _PRIORITY_CLASS,
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): _VALIDATING_ADMISSION_POLICY,
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): _VALIDATING_ADMISSION_POLICY_BINDING,
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _WEBHOOK_CONFIGURATION,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _WEBHOOK_CONFIGURATION,
 }
 
 

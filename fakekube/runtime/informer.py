@@ -357,11 +357,15 @@ class Informer:
         return [obj for key, obj in sorted(self.cache.items()) if namespace is None or key[0] == namespace]
 
     def by_index(self, index: str, value: str) -> list[dict[str, Any]]:
-        """Objects whose indexer returned ``value``, in (namespace, name) order."""
+        """Objects whose indexer returned ``value``, in (namespace, name) order.
+
+        Safe to call from another thread than the one delivering events (a webhook server's
+        handler): the bucket is copied in one step and an object removed meanwhile is skipped."""
         bucket = self._indexes[index].get(value)
         if not bucket:
             return []
-        return [self.cache[k] for k in sorted(bucket)]
+        cache = self.cache
+        return [obj for k in sorted(bucket) if (obj := cache.get(k)) is not None]
 
     def count_index(self, index: str, value: str) -> int:
         return len(self._indexes[index].get(value) or ())

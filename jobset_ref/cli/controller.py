@@ -23,6 +23,10 @@ def add_parser(sub: Any) -> None:
     ctl.add_argument("--break", dest="breaks", action="append", default=[], metavar="MISTAKE",
                      help="test only: run a deliberately wrong controller, with this mistake of the catalogue "
                           "applied (repeatable; `jobset-ref conformance --mutants --list` lists them)")
+    ctl.add_argument("--webhooks", action="store_true",
+                     help="also serve the JobSet and pod admission webhooks on a free loopback port and register "
+                          "them with the API server (MutatingWebhookConfiguration and ValidatingWebhookConfiguration, "
+                          "deleted again on exit); implied by a --break of the webhooks")
     ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
 
 
@@ -32,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
 
     if not Path(args.kubeconfig).is_file():
         raise CliError(f"no kubeconfig at {args.kubeconfig!r}")
-    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks,
+    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks, webhooks=args.webhooks,
                           verbose=args.verbose, context=args.context)

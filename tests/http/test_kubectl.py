@@ -727,8 +727,10 @@ def test_api_resources_and_version(kubectl: Kubectl) -> None:
         secrets                                          v1                                true         Secret
         serviceaccounts                     sa           v1                                true         ServiceAccount
         services                            svc          v1                                true         Service
+        mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1   false        MutatingWebhookConfiguration
         validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy
         validatingadmissionpolicybindings                admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicyBinding
+        validatingwebhookconfigurations                  admissionregistration.k8s.io/v1   false        ValidatingWebhookConfiguration
         customresourcedefinitions           crd,crds     apiextensions.k8s.io/v1           false        CustomResourceDefinition
         jobs                                             batch/v1                          true         Job
         endpointslices                                   discovery.k8s.io/v1               true         EndpointSlice

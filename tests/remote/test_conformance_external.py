@@ -14,6 +14,7 @@ from jobset_ref.conformance.__main__ import main
 CONTROLLER = f"{shlex.quote(sys.executable)} -m jobset_ref.cli controller --kubeconfig {{kubeconfig}}"
 SUBSET = ["naming/labels-and-annotations", "naming/job-spec-and-owner", "failure/max-restarts-zero",
           "failure/no-failure-policy", "failure/rule-matching", "lifecycle/ttl-zero"]
+#: What the ``restart-attempt`` mistake breaks (the first) and what it does not (maxRestarts 0 never restarts).
 RESTARTS = ["failure/rule-matching", "failure/max-restarts-zero"]
 
 
@@ -35,13 +36,34 @@ def test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it(t
     code, text = _run("--controller-cmd", f"{CONTROLLER} --break restart-attempt", *select,
                       "--report", str(tmp_path / "report.md"))
     assert code == 1
-    assert text.rstrip().endswith(f"0 passed, {len(RESTARTS)} failed")
+    assert text.rstrip().endswith("1 passed, 1 failed")
     report = (tmp_path / "report.md").read_text()
     for scenario in RESTARTS:
         assert f"| `{scenario}` |" in report
     failed_table = report.split("## Failed scenarios", 1)[1].split("\n## ", 1)[0]
-    assert all(f"| `{scenario}` |" in failed_table for scenario in RESTARTS)
+    assert f"| `{RESTARTS[0]}` |" in failed_table
+    assert f"| `{RESTARTS[1]}` |" not in failed_table
     assert "| failed |" in report
+
+
+def test_a_mistake_of_the_webhooks_out_of_process_is_served_by_the_controller_and_caught() -> None:
+    """``--break`` of a webhook mistake makes the controller serve the JobSet webhooks, which replace
+    the served cluster's reference webhooks of the same names: the scenario that guards the
+    mistake fails, and one it does not touch passes through the controller's webhooks."""
+    code, text = _run("--controller-cmd", f"{CONTROLLER} --break parallelism-overflow-unchecked",
+                      "-k", "webhooks/parallelism-overflow", "-k", "webhooks/coordinator")
+    assert code == 1, text[-4000:]
+    assert "FAIL  webhooks/parallelism-overflow" in text
+    assert "PASS  webhooks/coordinator" in text
+
+
+def test_admission_through_the_controllers_own_webhooks_answers_as_the_reference() -> None:
+    """A sample (the whole suite: ``-m slow``): an update denial, a PVC read from the controller's
+    cache, and exclusive placement through the pod webhooks."""
+    select = ["webhooks/update-immutability", "webhooks/volume-claim-policies", "exclusive/replicated-job-level"]
+    code, text = _run("--controller-cmd", f"{CONTROLLER} --webhooks", *(a for sc in select for a in ("-k", sc)))
+    assert code == 0, text[-8000:]
+    assert text.rstrip().endswith(f"{len(select)} passed, 0 failed")
 
 
 def test_bad_external_options_are_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -59,16 +81,18 @@ def test_bad_external_options_are_usage_errors(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().err.startswith("error: --controller-cmd: cannot split \"'unbalanced\" into words")
 
 
-@pytest.mark.slow  # about 3.5 wall minutes on two cores
-def test_the_whole_suite_out_of_process(tmp_path: Path) -> None:
-    """Every scenario that passes in process passes against the reference controller out of process."""
-    code, text = _run("--controller-cmd", CONTROLLER, "--report", str(tmp_path / "report.md"))
+@pytest.mark.slow  # about 3.5 wall minutes on two cores, each
+@pytest.mark.parametrize("webhooks", ["", " --webhooks"], ids=["reference-webhooks", "controller-webhooks"])
+def test_the_whole_suite_out_of_process(tmp_path: Path, webhooks: str) -> None:
+    """Every scenario that passes in process passes against the reference controller out of process,
+    with the served cluster's webhooks or with the controller serving its own."""
+    code, text = _run("--controller-cmd", CONTROLLER + webhooks, "--report", str(tmp_path / "report.md"))
     assert code == 0, text[-8000:]
     assert ", 0 failed" in text.rstrip().splitlines()[-1]
 
 
-#: Controller-side mistakes of the catalogue checked against the whole suite out of process.
-SAMPLED_MISTAKES = ["restart-attempt", "success-targets-ignored"]
+#: Mistakes of the catalogue (of the controller and of the webhooks) checked against the whole suite out of process.
+SAMPLED_MISTAKES = ["restart-attempt", "success-targets-ignored", "parallelism-overflow-unchecked"]
 
 
 @pytest.mark.slow  # about 3.5 wall minutes per mistake on two cores

@@ -103,11 +103,3 @@ def test_an_unknown_break_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr == ("jobset-ref: unknown mistake 'everything'; `jobset-ref conformance --mutants --list` "
                            "lists them\n")
-
-
-def test_a_break_of_the_webhooks_is_refused_by_the_controller_process(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "jobset_ref.cli", "controller", "--kubeconfig", __file__,
-                           "--break", "parallelism-overflow-unchecked"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("jobset-ref: mistake 'parallelism-overflow-unchecked' is in the webhooks")

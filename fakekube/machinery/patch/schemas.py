@@ -144,6 +144,12 @@ _BUILTIN_SCHEMAS: Final[dict[tuple[str, str], MergeSchema]] = {
     ("replicasets", "apps"): _workload("ReplicaSet"),
     ("statefulsets", "apps"): _workload("StatefulSet"),
     ("daemonsets", "apps"): _workload("DaemonSet"),
+    ("mutatingwebhookconfigurations", "admissionregistration.k8s.io"): MergeSchema(
+        "MutatingWebhookConfiguration", {"metadata": _struct(_OBJECT_META),
+                                         "webhooks": _keyed("name", "MutatingWebhook")}),
+    ("validatingwebhookconfigurations", "admissionregistration.k8s.io"): MergeSchema(
+        "ValidatingWebhookConfiguration", {"metadata": _struct(_OBJECT_META),
+                                           "webhooks": _keyed("name", "ValidatingWebhook")}),
 }
 for _plural, _group in (
     ("configmaps", ""), ("secrets", ""), ("endpoints", ""), ("events", ""), ("limitranges", ""),
