@@ -88,10 +88,17 @@ def parse_fault(text: str) -> tuple[str, float, int]:
     return target, parse_duration(when), exit_code
 
 
+_stdin: tuple[Any, str] | None = None
+
+
 def read_text(path: str) -> str:
-    """A file's text, or stdin's for ``-``."""
+    """A file's text, or stdin's for ``-``. stdin is read once: every later ``-`` (a command that
+    looks at its input before loading it, or ``-`` given twice) gets the same text."""
+    global _stdin
     if path == "-":
-        return sys.stdin.read()
+        if _stdin is None or _stdin[0] is not sys.stdin:  # a new stdin (in-process callers swap it)
+            _stdin = (sys.stdin, sys.stdin.read())
+        return _stdin[1]
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")
