@@ -357,6 +357,22 @@ def test_every_option_has_help_text() -> None:
     assert missing == []
 
 
+def test_every_command_describes_itself_in_its_help() -> None:
+    import argparse
+
+    from jobset_ref.cli import _build_parser
+
+    parser = _build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    undescribed = [name for name, command in sub.choices.items() if name != "conformance"
+                   and len(command.description or "") < 80]
+    assert undescribed == []
+    result = cli("controller", "--help")
+    assert result.returncode == 0
+    assert "Run the reference JobSet reconciler and its pod controller" in result.stdout
+    assert "reconciles until SIGINT or SIGTERM" in " ".join(result.stdout.split())
+
+
 def test_the_timeline_says_why_a_node_loss_leaves_a_pod_pending(capsys: pytest.CaptureFixture[str]) -> None:
     """Exclusive placement after a node loss: the restarted slice that lands on the broken pool
     cannot place its second pod; the timeline names the node and the scheduler's reason."""
