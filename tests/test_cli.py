@@ -241,6 +241,17 @@ def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.Capture
     assert "every JobSet had already finished (the last at t=62s): pick an earlier time" in err
 
 
+def test_a_mistyped_fail_target_lists_the_running_pods_and_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "simulate", str(PYTORCH), "--fail", "pytorch-worker-0-1@20s:1", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF
+    head, details = err.split("\n")[:2]
+    assert head == ("jobset-ref: failPod: no running pod matches {'name': 'pytorch-worker-0-1'}; "
+                    "did you mean 'pytorch-workers-0-1'?")
+    assert re.fullmatch(r"  no pod has that name or hostname; running pods: "
+                        + ", ".join(rf"pytorch-workers-0-{i}-\w{{5}} \(hostname pytorch-workers-0-{i}\)"
+                                    for i in range(4)), details)
+
+
 def test_expect_judges_the_terminal_state(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-1@10s", "--expect", "Completed")
     assert code == EXIT_EXPECTATION
