@@ -120,6 +120,10 @@ class Timeline:
         for watch in self._watches:
             watch.stop()
 
+    def note(self, kind: str, name: str, what: str) -> None:
+        """A line of the caller's own at the current instant (e.g. why a what-if changed nothing)."""
+        self._add(kind, name, what)
+
     # ------------------------------------------------------------------ helpers
     def _add(self, kind: str, name: str, what: str) -> None:
         self.flush()

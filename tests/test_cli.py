@@ -233,12 +233,59 @@ def test_a_disabled_feature_gate_says_how_to_enable_it(tmp_path: Path, capsys: p
     assert run_cli(capsys, "validate", str(doc), "--feature-gates", "RestartJob=true")[0] == 0
 
 
-def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fail_after_the_finish_is_not_played_and_does_not_stretch_the_run(
+        small: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2h")
     assert code == EXIT_WHAT_IF
-    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
+    assert out.startswith("# 1 object(s), 1 node(s), seed 0; simulated 62.01s of virtual time\n")
     assert "Completed=True" in out  # what happened before is still shown
+    assert ("00:01:02.010  What-if --fail js-w-0-0@2h  not played: every JobSet had already finished (the last at "
+            "t=62s): pick an earlier time, or add --run-after-finish\n") in out
+    assert err == ("jobset-ref: --fail js-w-0-0@2h: not played: every JobSet had already finished (the last at "
+                   "t=62s): pick an earlier time, or add --run-after-finish\n")
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2m", "--run-after-finish",
+                             "--until", "3m")
+    assert code == EXIT_WHAT_IF
+    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
     assert "every JobSet had already finished (the last at t=62s): pick an earlier time" in err
+
+
+def test_what_ifs_that_change_nothing_are_not_played_and_exit_3(small: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "resume: js", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF
+    line = "not played: JobSet default/js is not suspended: there is nothing to resume"
+    assert f"00:00:10.000  What-if --at 10s 'resume: js'  {line}\n" in out
+    assert "# JobSet js: Completed" in out and "simulated 62.01s" in out
+    assert err == f"jobset-ref: --at 10s 'resume: js': {line}\n"
+    # a suspend after the finish neither plays nor stretches the run to its time
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "20m", "suspend: js", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF and "simulated 62.01s" in out
+    assert "00:01:02.010  What-if --at 20m 'suspend: js'  not played: every JobSet had already finished" in out
+    assert "Suspended" not in out
+    # --run-after-finish goes on to the what-if: a finished JobSet is not suspended
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "20m", "suspend: js", "--run-after-finish",
+                             "--until", "20m", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF and "simulated 1200s" in out
+    assert ("00:20:00.000  What-if --at 20m 'suspend: js'  not played: JobSet default/js had already completed "
+            "(at t=62s): a finished JobSet is not suspended\n") in out
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "suspend: js", "--at", "20s",
+                             "suspend: js", "--show", "jobsets", "--until", "30s")
+    assert code == EXIT_WHAT_IF
+    assert "00:00:20.000  What-if --at 20s 'suspend: js'  not played: JobSet default/js is already suspended\n" in out
+
+
+def test_manifests_without_a_jobset_say_so_and_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n"
+                   "      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n")
+    code, out, err = run_cli(capsys, "simulate", str(job), "--show", "jobs")
+    assert code == EXIT_WHAT_IF
+    assert out.startswith("# 1 object(s), 1 node(s), seed 0; simulated 62.01s of virtual time\n")  # not an hour
+    assert ("00:00:00.000  JobSet  (none)  no JobSet among the 1 object(s): the JobSet controller has nothing "
+            "to do\n") in out
+    assert "00:01:02.010  Job     default/j  Complete=True" in out
+    assert err == "jobset-ref: no JobSet among the manifests: nothing for the JobSet controller to do\n"
 
 
 def test_a_mistyped_fail_target_lists_the_running_pods_and_the_closest(capsys: pytest.CaptureFixture[str]) -> None:

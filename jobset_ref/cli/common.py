@@ -30,7 +30,8 @@ EXIT_OK = 0
 EXIT_REJECTED = 1
 #: Bad input: a flag, a file, malformed YAML (one line on stderr).
 EXIT_USAGE = 2
-#: A what-if never happened: its target matched nothing, or it came after the run ended.
+#: A what-if never happened: its target matched nothing, it came after the run ended or it would change
+#: nothing (the timeline says why); also a ``--follow`` target that never existed, or no JobSet at all.
 EXIT_WHAT_IF = 3
 #: ``--expect`` did not hold: a JobSet ended otherwise (or not at all).
 EXIT_EXPECTATION = 4

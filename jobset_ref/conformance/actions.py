@@ -257,10 +257,14 @@ class Actions(Checks):
     # ------------------------------------------------------------------ timeline
     def run_timeline(self) -> None:
         for i, step in enumerate(self.data.get("timeline") or []):
-            action = next(k for k in step if k in STEP_ACTIONS)
-            self.where = f"timeline[{i}] {action}" + (f" ({step['note']})" if step.get("note") else "")
-            self._advance_to_step(step)
-            self._do(action, step)
+            self.play(i, step)
+
+    def play(self, i: int, step: dict[str, Any]) -> None:
+        """Timeline step ``i``: advance to its time, then act."""
+        action = next(k for k in step if k in STEP_ACTIONS)
+        self.where = f"timeline[{i}] {action}" + (f" ({step['note']})" if step.get("note") else "")
+        self._advance_to_step(step)
+        self._do(action, step)
 
     def _advance_to_step(self, step: dict[str, Any]) -> None:
         now = self.cluster.loop.now
