@@ -478,7 +478,48 @@ def test_an_in_place_restart_and_a_deleted_pod_are_not_failures(capsys: pytest.C
     code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "tpu-multislice-slice-1-0@2m:1", "--show", "jobsets")
     assert code == 0
     assert re.search(r"00:02:00.000  Pods    default/tpu-multislice-slice-1  pod tpu-multislice-slice-1-0-\w+ "
-                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\)\n", out)
+                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\); counts against "
+                     r"the Job's backoffLimit 0 \(restartPolicy OnFailure, which the JobSet webhook defaulted\)\n", out)
     assert re.search(r"pod tpu-multislice-slice-1-0-\w+ Stopped after deletion \(exit 137\)\n", out)
     assert "Failed (exit" not in out
     assert "# JobSet tpu-multislice: Completed (AllJobsCompleted: jobset completed successfully), restarts 1" in out
+    assert "00:02:02.000  Pods    default/tpu-multislice-slice-0  2 pods Terminating (their Job is being deleted)\n" in out
+
+
+def test_the_timeline_says_why_pods_terminate_in_the_readme_example(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's ``--fail pytorch-workers-0-1@20s:1``: the in-place restart (restartPolicy OnFailure,
+    which the webhook defaulted) counts against backoffLimit 0, so the Job controller fails the Job and
+    deletes its pods a second later, before it writes Failed; each step says so."""
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--fail", "pytorch-workers-0-1@20s:1", "--show", "jobsets")
+    assert code == 0
+    policy = "restartPolicy OnFailure, which the JobSet webhook defaulted"
+    assert re.search(r"00:00:20.000  Pods    default/pytorch-workers-0  pod pytorch-workers-0-1-\w{5} container pytorch "
+                     rf"exited 1 \(Error\), restarted in place \(restartCount 1\); counts against the Job's "
+                     rf"backoffLimit 0 \({policy}\)\n", out)
+    assert ("00:00:21.000  Pods    default/pytorch-workers-0  4 pods Terminating (deleted by the Job controller: the "
+            "Job is failing, BackoffLimitExceeded)\n") in out
+    assert ("00:00:21.000  Job     default/pytorch-workers-0  FailureTarget=True (BackoffLimitExceeded: Job has "
+            "reached the specified backoff limit): 1 in-place container restart of its pods counted against "
+            f"backoffLimit 0 ({policy})\n") in out
+    assert "Terminating\n" not in out  # every termination here has a known cause
+    given = tmp_path / "given.yaml"  # written by the user: no word of the webhook
+    given.write_text(PYTORCH.read_text().replace("          spec:\n            containers:",
+                                                 "          spec:\n            restartPolicy: OnFailure\n"
+                                                 "            containers:"))
+    code, out, _ = run_cli(capsys, "simulate", str(given), "--fail", "pytorch-workers-0-1@20s:1", "--show", "jobsets")
+    assert code == 0
+    assert "counts against the Job's backoffLimit 0 (restartPolicy OnFailure)\n" in out
+
+
+def test_the_timeline_names_evictions_and_suspensions_as_causes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--at", "30s", "evictPod: {hostname: pytorch-workers-0-1}",
+                           "--show", "jobsets")
+    assert code == 0
+    assert re.search(r"00:00:30.000  Pods    default/pytorch-workers-0  pod pytorch-workers-0-1-\w{5} Terminating "
+                     r"\(EvictionByEvictionAPI: Eviction API: evicting\)\n", out)
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--at", "30s", "suspend: pytorch", "--until", "40s",
+                           "--show", "jobsets")
+    assert code == 0
+    assert ("00:00:30.000  Pods    default/pytorch-workers-0  4 pods Terminating (deleted by the Job controller: the "
+            "Job is suspended)\n") in out
