@@ -105,11 +105,22 @@ _INJECT_KEYS = ("verb", "resource", "subresource", "namespace", "name", "error",
 
 
 class NoTarget(UsageError):
-    """No pod (or node) matches a fault's target; ``seen`` names the candidates there were."""
+    """No pod (or node) matches a fault's target; ``seen`` names the pods the target matched (none were
+    running), ``candidates`` the ``(name, hostname)`` of the pods it could have hit (when it matched none)."""
 
-    def __init__(self, message: str, seen: Iterable[str] = ()) -> None:
+    def __init__(self, message: str, seen: Iterable[str] = (), candidates: Iterable[tuple[str, str]] = ()) -> None:
         super().__init__(message)
         self.seen = list(seen)
+        self.candidates = list(candidates)
+
+
+def _closest(wanted: str, candidates: Iterable[tuple[str, str]]) -> str | None:
+    """The pod name or hostname nearest to a mistyped target (difflib's ratio), if any is near."""
+    import difflib
+
+    words = sorted({w for pair in candidates for w in pair if w})
+    close = difflib.get_close_matches(wanted, words, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def is_live(pod: dict[str, Any]) -> bool:
@@ -201,8 +212,17 @@ class PodTarget:
             pods = [p for p in pods if (p.get("spec") or {}).get("hostname") == self.hostname]
         ready = [p for p in pods if (_is_running(p) if running else is_live(p))]
         if not ready:
-            raise NoTarget(f"no {'running' if running else 'live'} pod matches {self.describe()}",
-                           [p["metadata"]["name"] for p in pods])
+            message = f"no {'running' if running else 'live'} pod matches {self.describe()}"
+            candidates: list[tuple[str, str]] = []
+            if not pods:  # the target matched no pod at all: name the pods it could have meant
+                alive = _is_running if running else is_live
+                candidates = [(p["metadata"]["name"], (p.get("spec") or {}).get("hostname") or "")
+                              for p in cluster.api.store.list(rt.key, self.namespace) if alive(p)]
+                wanted = self.name if self.name is not None else self.hostname
+                close = _closest(wanted, candidates) if wanted else None
+                if close is not None:
+                    message += f"; did you mean {close!r}?"
+            raise NoTarget(message, [p["metadata"]["name"] for p in pods], candidates)
         return ready if self.all else [ready[self.pick % len(ready)]]
 
 

@@ -13,7 +13,12 @@ cluster runs; ``render_svg(recorder.chart())`` draws:
   failed (tooltip: exit code and reason), a red ring where a container exited and restarted in place (``OnFailure``), a grey tick
   where a pod stopped because it was deleted;
 - JobSet condition changes (RestartingJobSet, Completed, Failed, Suspended...) and nodes going
-  NotReady as vertical lines with labels.
+  NotReady as vertical lines with labels; each JobSet restart window (RestartingJobSet until the
+  Jobs are back) as a translucent band;
+- a header line that names the JobSet restarts (with the first failed Job) and the first failures
+  or in-place restarts that set them in motion.
+
+The SVG scales to the width of the window or page it is shown in (``width="100%"`` and a viewBox).
 
 Same run, same bytes: no wall clock, no randomness, sorted iteration, fixed number formatting.
 """
@@ -29,7 +34,7 @@ from typing import Any
 from fakekube import FakeCluster, UsageError, WatchEvent
 from fakekube.clock import format_offset, to_seconds
 
-__all__ = ["COLOURS", "MAX_POD_ROWS", "Chart", "GanttRecorder", "check_path", "render_html", "render_svg"]
+__all__ = ["COLOURS", "MAX_POD_ROWS", "Chart", "GanttRecorder", "Restart", "check_path", "render_html", "render_svg"]
 
 #: Above this many pod rows, the chart draws one row per Job.
 MAX_POD_ROWS = 600
@@ -48,6 +53,8 @@ COLOURS = {
 _CONDITION_COLOURS = {"Completed": "#1a9850", "Failed": "#d73027", "RestartingJobSet": "#e08214",
                       "Suspended": "#7f7f7f", "StartupPolicyCompleted": "#5e3c99", "StartupPolicyInProgress": "#5e3c99"}
 _LIVE_STATES = ("Pending", "Scheduled", "Running", "Ready", "Terminating")
+_BAND = "#e08214"  # a JobSet restart window (the RestartingJobSet colour)
+_BAND_OPACITY = "0.22"
 _JOB_NAME = "batch.kubernetes.io/job-name"
 _JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name"
 _RESTART_ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
@@ -103,6 +110,17 @@ class PodLife:
 
 
 @dataclass
+class Restart:
+    """One JobSet restart: when it began (RestartingJobSet), when the Jobs were back (None: not yet)."""
+
+    jobset: str
+    number: int
+    start: int
+    end: int | None
+    why: str
+
+
+@dataclass
 class Chart:
     """What a run looked like: pods, JobSet condition changes, node failures, the time span."""
 
@@ -111,6 +129,7 @@ class Chart:
     end: int
     pools: dict[str, str]  # node -> pool (topology domain) it belongs to
     title: str = ""
+    restarts: list[Restart] = field(default_factory=list)
 
 
 class GanttRecorder:
@@ -121,10 +140,13 @@ class GanttRecorder:
         self.pods: dict[str, PodLife] = {}
         self.lines: list[tuple[int, str, str]] = []
         self._conditions: dict[tuple[str, str], str] = {}
+        self.restarts: list[Restart] = []
         self._node_ready: dict[str, str] = {}
         self._topology_keys: set[str] = set()
         client = cluster.runtime.shared_client("gantt")
-        self._watches = [client.watch("pods", self._on_pod), client.watch("nodes", self._on_node)]
+        self._job_failed: dict[tuple[str, str], str] = {}  # (namespace, Job) -> why it failed
+        self._watches = [client.watch("pods", self._on_pod), client.watch("nodes", self._on_node),
+                         client.watch("jobs.batch", self._on_job)]
         if cluster.api.registry.by_key("jobsets.jobset.x-k8s.io") is not None:  # installed: JobSet conditions too
             self._watches.append(client.watch("jobsets.jobset.x-k8s.io", self._on_jobset))
 
@@ -174,9 +196,34 @@ class GanttRecorder:
             self._conditions[(name, ctype)] = status
             if before == status or (before is None and status != "True"):
                 continue
+            if ctype == "RestartingJobSet":
+                self._restart_window(js, cond, status == "True")
             label = f"{name}: {ctype}" if status == "True" else f"{name}: {ctype} ended"
             colour = _CONDITION_COLOURS.get(ctype, "#333333") if status == "True" else "#999999"
             self.lines.append((self.cluster.loop.now, label, colour))
+
+    def _on_job(self, event: WatchEvent) -> None:
+        job = event.object
+        for cond in (job.get("status") or {}).get("conditions") or []:
+            if cond.get("type") == "Failed" and cond.get("status") == "True":
+                self._job_failed[(job["metadata"].get("namespace", ""), job["metadata"]["name"])] = \
+                    str(cond.get("reason") or "")
+
+    def _restart_window(self, js: dict[str, Any], cond: dict[str, Any], began: bool) -> None:
+        name, now = js["metadata"]["name"], self.cluster.loop.now
+        if began:
+            message = str(cond.get("message") or "")
+            first = re.search(r"first failed job: ([^)]+)\)", message)
+            failed = self._job_failed.get((js["metadata"].get("namespace", ""), first.group(1))) if first else None
+            why = (f"Job {first.group(1)} failed: {failed}" if failed else f"first failed job: {first.group(1)}") \
+                if first else str(cond.get("reason") or "")
+            number = int((js.get("status") or {}).get("restarts") or 0)
+            self.restarts.append(Restart(name, number, now, None, why))
+            return
+        for restart in reversed(self.restarts):
+            if restart.jobset == name and restart.end is None:
+                restart.end = now
+                break
 
     def _on_node(self, event: WatchEvent) -> None:
         node = event.object
@@ -199,7 +246,7 @@ class GanttRecorder:
 
     def chart(self, title: str = "") -> Chart:
         return Chart(pods=list(self.pods.values()), lines=list(self.lines), end=self.cluster.loop.now,
-                     pools=self._pools(), title=title)
+                     pools=self._pools(), title=title, restarts=list(self.restarts))
 
     def write(self, path: str, *, title: str = "") -> None:
         check_path(path)
@@ -214,10 +261,10 @@ class GanttRecorder:
 # ---------------------------------------------------------------------- drawing
 
 LABEL_W = 250
-WIDTH = 1500
+WIDTH = 1280  # the viewBox's width: the drawing scales to the window (at 1,024 px, text is 8 px)
 ROW_H = 11
 GROUP_H = 18
-TOP = 118
+TOP = 134
 BOTTOM = 30
 
 
@@ -325,7 +372,8 @@ def render_svg(chart: Chart) -> str:
     n_rows = sum(len(g.rows) for g in groups)
     height = TOP + sum(GROUP_H for g in groups if g.title) + n_rows * ROW_H + BOTTOM
     out: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 {WIDTH} {height}" '
+        f'preserveAspectRatio="xMinYMin meet" style="display:block;height:auto" '
         f'font-family="DejaVu Sans, Arial, sans-serif" font-size="10">',
         "<style>.row:hover{fill:#fff3bf}.lbl{fill:#222}.grp{font-weight:bold;fill:#111}"
         ".tick{stroke:#e3e3e3}.vline{stroke-width:1.5;stroke-dasharray:5,3}</style>",
@@ -340,23 +388,26 @@ def render_svg(chart: Chart) -> str:
     out.append(f'<text x="10" y="34" fill="#555">{rows_what}; virtual time 0-{_clock(end_s)}</text>')
     causes = _causes(chart)
     if causes:
-        out.append(f'<text class="causes" x="{WIDTH - 10}" y="18" text-anchor="end" fill="{COLOURS["Failed"]}">'
+        out.append(f'<text class="causes" x="10" y="50" font-size="11" fill="{COLOURS["Failed"]}">'
                    f'{html.escape(causes)}</text>')
     # legend
-    lx = 10
+    lx, ly = 10, 58
     for state in (*_LIVE_STATES,):
-        out.append(f'<rect class="legend" x="{lx}" y="42" width="14" height="9" fill="{COLOURS[state]}"/>'
-                   f'<text x="{lx + 18}" y="50">{state}</text>')
+        out.append(f'<rect class="legend" x="{lx}" y="{ly}" width="14" height="9" fill="{COLOURS[state]}"/>'
+                   f'<text x="{lx + 18}" y="{ly + 8}">{state}</text>')
         lx += 26 + 7 * len(state)
-    out.append(f'<path d="M{lx} 46 l4 4 l7 -8" stroke="{COLOURS["Succeeded"]}" stroke-width="2" fill="none"/>'
-               f'<text x="{lx + 16}" y="50">succeeded</text>')
+    out.append(f'<path d="M{lx} {ly + 4} l4 4 l7 -8" stroke="{COLOURS["Succeeded"]}" stroke-width="2" fill="none"/>'
+               f'<text x="{lx + 16}" y="{ly + 8}">succeeded</text>')
     lx += 80
-    out.append(_cross(lx + 5, 46, 4) + f'<text x="{lx + 16}" y="50">failed</text>')
+    out.append(_cross(lx + 5, ly + 4, 4) + f'<text x="{lx + 16}" y="{ly + 8}">failed</text>')
     lx += 62
-    out.append(_stop(lx + 5, 46) + f'<text x="{lx + 12}" y="50">stopped (deleted while running)</text>')
+    out.append(_stop(lx + 5, ly + 4) + f'<text x="{lx + 12}" y="{ly + 8}">stopped (deleted while running)</text>')
     lx += 180
-    out.append(f'<circle cx="{lx + 5}" cy="46" r="3.5" fill="#ffffff" stroke="{COLOURS["Restarted"]}" '
-               f'stroke-width="2"/><text x="{lx + 14}" y="50">container exited, restarted in place</text>')
+    out.append(f'<circle cx="{lx + 5}" cy="{ly + 4}" r="3.5" fill="#ffffff" stroke="{COLOURS["Restarted"]}" '
+               f'stroke-width="2"/><text x="{lx + 14}" y="{ly + 8}">container exited, restarted in place</text>')
+    lx += 215
+    out.append(f'<rect x="{lx}" y="{ly}" width="14" height="9" fill="{_BAND}" fill-opacity="{_BAND_OPACITY}" '
+               f'stroke="{_BAND}"/><text x="{lx + 18}" y="{ly + 8}">JobSet restart window</text>')
     # time axis
     step = _nice_step(end_s)
     axis_y = TOP - 8
@@ -410,13 +461,22 @@ def render_svg(chart: Chart) -> str:
                                    f'<title>{tip}</title></path>')
             out.append("</g>")
             y += ROW_H
+    # JobSet restart windows: from RestartingJobSet until the Jobs are back
+    for restart in chart.restarts:
+        stop = restart.end if restart.end is not None else chart.end
+        tip = (f"JobSet {restart.jobset} restart {restart.number} ({restart.why}): "
+               f"{format_offset(restart.start)}-{format_offset(stop)}")
+        out.append(f'<rect class="band restart" x="{x(restart.start)}" y="{TOP}" '
+                   f'width="{max((to_seconds(stop) - to_seconds(restart.start)) * scale, 4):.2f}" '
+                   f'height="{height - BOTTOM - TOP}" fill="{_BAND}" fill-opacity="{_BAND_OPACITY}">'
+                   f'<title>{html.escape(tip)}</title></rect>')
     # JobSet conditions and node failures
     label_slots: list[float] = []
     for when, label, colour in sorted(chart.lines, key=lambda line: line[0]):
         lx_ = float(x(when))
         level = sum(1 for s in label_slots if abs(s - lx_) < 170) % 4
         label_slots.append(lx_)
-        label_y = 64 + level * 10
+        label_y = 82 + level * 10
         right = lx_ > WIDTH - 200
         anchor = f'x="{lx_ - 3:.2f}" text-anchor="end"' if right else f'x="{lx_ + 3:.2f}"'
         out.append(f'<line class="vline" x1="{lx_:.2f}" y1="{label_y - 8}" x2="{lx_:.2f}" y2="{height - BOTTOM}" '
@@ -438,15 +498,22 @@ def _who(life: PodLife, chart: Chart) -> str:
 
 
 def _causes(chart: Chart, limit: int = 3) -> str:
-    """The first failures and in-place restarts (what set things in motion), for the header."""
+    """The JobSet restarts, then the first failures and in-place restarts (what set them in motion),
+    for the header."""
+    parts = []
+    if chart.restarts:
+        first = chart.restarts[0]
+        more = len(chart.restarts) - 1
+        parts.append(f"JobSet {first.jobset} restart {first.number} at {_clock(to_seconds(first.start))} "
+                     f"({first.why})" + (f" (+{more} more restart{'s' if more > 1 else ''})" if more else ""))
     found = sorted([(life.outcome[0], f"{life.row} failed at {_clock(to_seconds(life.outcome[0]))}")
                     for life in chart.pods if life.outcome is not None and life.outcome[1] == "Failed"]
                    + [(when, f"{life.row} restarted in place at {_clock(to_seconds(when))}")
                       for life in chart.pods for when in life.restarts])
-    if not found:
-        return ""
-    more = f" (+{len(found) - limit} more)" if len(found) > limit else ""
-    return "first failures: " + "; ".join(text for _, text in found[:limit]) + more
+    if found:
+        more_found = f" (+{len(found) - limit} more)" if len(found) > limit else ""
+        parts.append("first failures: " + "; ".join(text for _, text in found[:limit]) + more_found)
+    return "; ".join(parts)
 
 
 def _cross(cx: float, cy: float, r: float) -> str:

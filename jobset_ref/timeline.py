@@ -11,14 +11,20 @@ ends while being deleted is "Stopped after deletion" (its exit code is the kill'
 failure; Jobs carry their restart-attempt and job-restart-attempt labels, JobSets their
 per-replicatedJob ``jobRestarts``; a pod create an admission webhook denied names the webhook; a
 pod that cannot be scheduled says why (``Pending (Unschedulable: ...)``); a node going NotReady
-is a line of its own.
+is a line of its own. Pods that begin terminating say why when it is known: their DisruptionTarget
+(an eviction, a preemption), the Job controller deleting them (and the condition it then writes:
+the Job is failing with BackoffLimitExceeded, or suspended), or their Job being deleted. An in-place
+restart of a Job's pod with ``restartPolicy OnFailure`` counts against the Job's backoffLimit: the
+restart line and the Job's FailureTarget line say so, and whether the JobSet webhook defaulted the
+policy (the JobSet's last-applied configuration has none).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from fakekube import FakeCluster, WatchEvent
@@ -27,9 +33,12 @@ from fakekube.clock import format_offset, to_seconds
 __all__ = ["Entry", "Timeline"]
 
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+JOB_UID_LABEL = "batch.kubernetes.io/controller-uid"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/restart-attempt"
 JOB_RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/job-restart-attempt"
 _DENIED = re.compile(r'admission webhook "([^"]+)" denied the request: (.*)$', re.S)
+_DELETED_POD = re.compile(r"^Deleted pod: (\S+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +113,15 @@ class Timeline:
         self._pod_states: dict[tuple[str, str], str] = {}
         self._pod_restarts: dict[tuple[str, str], int] = {}
         self._pending_pods: dict[tuple[int, str, str], list[str]] = defaultdict(list)
+        # why pods terminate: read when the instant is over (the Job controller deletes pods first,
+        # then writes the condition that says why)
+        self._terminating: list[tuple[int, int, list[tuple[str, str]]]] = []  # (entry index, instant, pods)
+        self._pod_why: dict[tuple[str, str], str] = {}  # pod -> its DisruptionTarget, as it began terminating
+        self._pod_job: dict[tuple[str, str], str] = {}  # pod -> uid of the Job that owns it
+        self._deleted_by: dict[tuple[str, str], str] = {}  # pod -> uid of the Job whose controller deleted it
+        self._job_why: dict[str, str] = {}  # Job uid -> why its controller deletes pods / it is going away
+        self._job_restarts: dict[str, int] = defaultdict(int)  # Job uid -> in-place restarts of its pods
+        self._explained: set[str] = set()  # Jobs whose backoff-limit failure has been explained
         client = cluster.runtime.shared_client("timeline")  # read-only: the stored objects, uncopied
         self._watches = [
             client.watch("jobsets.jobset.x-k8s.io", self._on_jobset),
@@ -117,13 +135,19 @@ class Timeline:
 
     def stop(self) -> None:
         self.flush()
+        self._explain_terminating(None)
         for watch in self._watches:
             watch.stop()
+
+    def note(self, kind: str, name: str, what: str) -> None:
+        """A line of the caller's own at the current instant (e.g. why a what-if changed nothing)."""
+        self._add(kind, name, what)
 
     # ------------------------------------------------------------------ helpers
     def _add(self, kind: str, name: str, what: str) -> None:
         self.flush()
         now = self.cluster.loop.now
+        self._explain_terminating(now)
         self.entries.append(Entry(format_offset(now), to_seconds(now), kind, name, what))
 
     def _previous(self, kind: str, event: WatchEvent) -> dict[str, Any] | None:
@@ -136,7 +160,7 @@ class Timeline:
         return old
 
     def _condition_changes(self, kind: str, obj: dict[str, Any], old: dict[str, Any] | None,
-                           types: tuple[str, ...] | None = None) -> None:
+                           types: tuple[str, ...] | None = None, why: Any = None) -> None:
         before = _conditions(old) if old else {}
         for ctype, cond in _conditions(obj).items():
             if types is not None and ctype not in types:
@@ -147,7 +171,8 @@ class Timeline:
             if prev is None and cond.get("status") != "True":
                 continue
             detail = ": ".join(x for x in (cond.get("reason"), cond.get("message")) if x)
-            self._add(kind, _ref(obj), f"{ctype}={cond.get('status')}" + (f" ({detail})" if detail else ""))
+            extra = why(cond) if why is not None else ""
+            self._add(kind, _ref(obj), f"{ctype}={cond.get('status')}" + (f" ({detail})" if detail else "") + extra)
 
     # ------------------------------------------------------------------ handlers
     def _on_jobset(self, event: WatchEvent) -> None:
@@ -191,6 +216,7 @@ class Timeline:
             self._add("Job", _ref(obj), "deleted")
             return
         elif obj["metadata"].get("deletionTimestamp") and not (old or {}).get("metadata", {}).get("deletionTimestamp"):
+            self._job_why[obj["metadata"].get("uid", "")] = "their Job is being deleted"
             self._add("Job", _ref(obj), "deleting")
         elif old is not None:
             before, after = old.get("spec") or {}, obj.get("spec") or {}
@@ -198,7 +224,47 @@ class Timeline:
                       if before.get(f) != after.get(f)]
             if scaled:
                 self._add("Job", _ref(obj), "scaled: " + ", ".join(scaled))
-        self._condition_changes("Job", obj, old, ("Complete", "Failed", "Suspended"))
+        uid = obj["metadata"].get("uid", "")
+        for cond in (obj.get("status") or {}).get("conditions") or []:
+            if cond.get("status") == "True" and cond.get("type") in ("FailureTarget", "Failed", "Suspended") \
+                    and not obj["metadata"].get("deletionTimestamp"):
+                self._job_why[uid] = ("deleted by the Job controller: the Job is suspended"
+                                      if cond["type"] == "Suspended" else
+                                      f"deleted by the Job controller: the Job is failing, {cond.get('reason')}")
+        self._condition_changes("Job", obj, old, ("FailureTarget", "Complete", "Failed", "Suspended"),
+                                why=lambda cond: self._backoff_cause(obj, cond))
+
+    def _backoff_cause(self, job: dict[str, Any], cond: dict[str, Any]) -> str:
+        """Why a Job exceeded its backoffLimit when in-place restarts counted (restartPolicy OnFailure)."""
+        uid = job["metadata"].get("uid", "")
+        restarts = self._job_restarts.get(uid, 0)
+        if cond.get("reason") != "BackoffLimitExceeded" or cond.get("status") != "True" or not restarts \
+                or uid in self._explained:
+            return ""
+        self._explained.add(uid)
+        limit = (job.get("spec") or {}).get("backoffLimit")
+        return (f": {restarts} in-place container restart{'s' if restarts != 1 else ''} of its pods counted "
+                f"against backoffLimit {limit} ({self._restart_policy(job)})")
+
+    def _restart_policy(self, job: dict[str, Any]) -> str:
+        """``restartPolicy OnFailure``, and whether the JobSet webhook defaulted it (the JobSet's
+        last-applied configuration, as the user wrote it, has none)."""
+        policy = ((((job.get("spec") or {}).get("template") or {}).get("spec") or {}).get("restartPolicy")
+                  or "unset")
+        labels = job["metadata"].get("labels") or {}
+        jobset = self._old.get(("JobSet", job["metadata"].get("namespace", ""),
+                                labels.get("jobset.sigs.k8s.io/jobset-name", "")))
+        applied = ((jobset or {}).get("metadata") or {}).get("annotations", {}).get(LAST_APPLIED)
+        if not applied:
+            return f"restartPolicy {policy}"
+        try:
+            written = json.loads(applied)
+            rjob = next(r for r in written["spec"]["replicatedJobs"]
+                        if r.get("name") == labels.get("jobset.sigs.k8s.io/replicatedjob-name"))
+            given = rjob["template"]["spec"]["template"]["spec"].get("restartPolicy")
+        except (ValueError, KeyError, TypeError, AttributeError, StopIteration):
+            return f"restartPolicy {policy}"
+        return f"restartPolicy {policy}" + ("" if given else ", which the JobSet webhook defaulted")
 
     def _on_node(self, event: WatchEvent) -> None:
         old = self._previous("Node", event)
@@ -219,9 +285,11 @@ class Timeline:
         owner = f"{meta.get('namespace', '')}/{job}" if job else _ref(pod)
         restarts = _restart_count(pod)
         if event.type != "DELETED" and restarts > self._pod_restarts.get(key, 0):
+            job_uid = (meta.get("labels") or {}).get(JOB_UID_LABEL, "")
+            self._job_restarts[job_uid] += restarts - self._pod_restarts.get(key, 0)
             self._pod_restarts[key] = restarts
             self._add("Pods", owner, f"pod {meta['name']} {self._in_place(pod)}, restarted in place "
-                                     f"(restartCount {restarts})")
+                                     f"(restartCount {restarts})" + self._counts_against(pod, job))
         elif event.type == "DELETED":
             self._pod_restarts.pop(key, None)
         state = "Deleted" if event.type == "DELETED" else _pod_state(pod, self._pod_states.get(key))
@@ -231,10 +299,25 @@ class Timeline:
             self._pod_states.pop(key, None)
         else:
             self._pod_states[key] = state
+        if state == "Terminating":
+            self._pod_job[key] = (meta.get("labels") or {}).get(JOB_UID_LABEL, "")
+            disruption = _conditions(pod).get("DisruptionTarget", {})
+            if disruption.get("status") == "True":
+                self._pod_why[key] = ": ".join(x for x in (disruption.get("reason"), disruption.get("message")) if x)
         self._pending_pods[(self.cluster.loop.now, owner, state)].append(meta["name"])
         node = (pod.get("spec") or {}).get("nodeName")
         if state == "Scheduled" and node:
             self._pending_pods[(self.cluster.loop.now, owner, state)][-1] += f"→{node}"
+
+    def _counts_against(self, pod: dict[str, Any], job: str) -> str:
+        """For a pod of a Job with restartPolicy OnFailure: an in-place restart counts against the backoffLimit."""
+        if (pod.get("spec") or {}).get("restartPolicy") != "OnFailure" or not job:
+            return ""
+        stored = self._old.get(("Job", pod["metadata"].get("namespace", ""), job))
+        if stored is None:
+            return ""
+        limit = (stored.get("spec") or {}).get("backoffLimit")
+        return f"; counts against the Job's backoffLimit {limit} ({self._restart_policy(stored)})"
 
     @staticmethod
     def _in_place(pod: dict[str, Any]) -> str:
@@ -249,9 +332,13 @@ class Timeline:
 
     def _on_event(self, event: WatchEvent) -> None:
         ev = event.object
+        io = ev.get("involvedObject") or {}
+        if event.type == "ADDED" and ev.get("reason") == "SuccessfulDelete" and io.get("kind") == "Job":
+            deleted = _DELETED_POD.match(str(ev.get("message") or ""))
+            if deleted is not None:  # the Job controller deleted this pod
+                self._deleted_by[(io.get("namespace", ""), deleted.group(1))] = io.get("uid", "")
         if event.type != "ADDED" or ev.get("type") != "Warning":
             return
-        io = ev.get("involvedObject") or {}
         if io.get("kind") == "Pod":
             return
         name = f"{io.get('namespace', '')}/{io.get('name', '')}" if io.get("namespace") else io.get("name", "")
@@ -273,13 +360,43 @@ class Timeline:
             return
         pending, self._pending_pods = self._pending_pods, defaultdict(list)
         for (now, owner, state), names in pending.items():  # arrival order
+            if state == "Terminating":
+                namespace = owner.split("/", 1)[0] if "/" in owner else ""
+                self._terminating.append((len(self.entries), now, [(namespace, n) for n in names]))
             if len(names) == 1:
                 what = f"pod {names[0]} {state}"
             else:
                 what = f"{len(names)} pods {state}"
             self.entries.append(Entry(format_offset(now), to_seconds(now), "Pods", owner, what))
 
+    def _explain_terminating(self, now: int | None) -> None:
+        """Say why pods began terminating, once the instant they did is over (``now``; None: all)."""
+        keep = []
+        for index, at, pods in self._terminating:
+            if now is not None and at >= now:
+                keep.append((index, at, pods))
+                continue
+            causes = [self._why_terminating(pod) for pod in pods]
+            known = list(dict.fromkeys(c for c in causes if c))
+            if known:
+                entry = self.entries[index]
+                self.entries[index] = replace(entry, what=f"{entry.what} ({'; '.join(known)})")
+            for pod in pods:
+                for table in (self._pod_why, self._pod_job, self._deleted_by):
+                    table.pop(pod, None)
+        self._terminating = keep
+
+    def _why_terminating(self, pod: tuple[str, str]) -> str:
+        if pod in self._pod_why:
+            return self._pod_why[pod]
+        job = self._pod_job.get(pod, "")
+        if pod in self._deleted_by:
+            return self._job_why.get(self._deleted_by[pod]) or "deleted by the Job controller"
+        why = self._job_why.get(job, "")
+        return why if why == "their Job is being deleted" else ""
+
     # ------------------------------------------------------------------ output
     def lines(self) -> list[str]:
         self.flush()
+        self._explain_terminating(None)
         return [f"{e.time}  {e.kind:<7} {e.name}  {e.what}" for e in self.entries]

@@ -233,12 +233,70 @@ def test_a_disabled_feature_gate_says_how_to_enable_it(tmp_path: Path, capsys: p
     assert run_cli(capsys, "validate", str(doc), "--feature-gates", "RestartJob=true")[0] == 0
 
 
-def test_a_fail_that_matches_nothing_exits_3(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fail_after_the_finish_is_not_played_and_does_not_stretch_the_run(
+        small: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2h")
     assert code == EXIT_WHAT_IF
-    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
+    assert out.startswith("# 1 object(s), 1 node(s), seed 0; simulated 62.01s of virtual time\n")
     assert "Completed=True" in out  # what happened before is still shown
+    assert ("00:01:02.010  What-if --fail js-w-0-0@2h  not played: every JobSet had already finished (the last at "
+            "t=62s): pick an earlier time, or add --run-after-finish\n") in out
+    assert err == ("jobset-ref: --fail js-w-0-0@2h: not played: every JobSet had already finished (the last at "
+                   "t=62s): pick an earlier time, or add --run-after-finish\n")
+    code, out, err = run_cli(capsys, "simulate", str(small), "--fail", "js-w-0-0@2m", "--run-after-finish",
+                             "--until", "3m")
+    assert code == EXIT_WHAT_IF
+    assert "failPod: no running pod matches {'name': 'js-w-0-0'}" in err
     assert "every JobSet had already finished (the last at t=62s): pick an earlier time" in err
+
+
+def test_what_ifs_that_change_nothing_are_not_played_and_exit_3(small: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "resume: js", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF
+    line = "not played: JobSet default/js is not suspended: there is nothing to resume"
+    assert f"00:00:10.000  What-if --at 10s 'resume: js'  {line}\n" in out
+    assert "# JobSet js: Completed" in out and "simulated 62.01s" in out
+    assert err == f"jobset-ref: --at 10s 'resume: js': {line}\n"
+    # a suspend after the finish neither plays nor stretches the run to its time
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "20m", "suspend: js", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF and "simulated 62.01s" in out
+    assert "00:01:02.010  What-if --at 20m 'suspend: js'  not played: every JobSet had already finished" in out
+    assert "Suspended" not in out
+    # --run-after-finish goes on to the what-if: a finished JobSet is not suspended
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "20m", "suspend: js", "--run-after-finish",
+                             "--until", "20m", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF and "simulated 1200s" in out
+    assert ("00:20:00.000  What-if --at 20m 'suspend: js'  not played: JobSet default/js had already completed "
+            "(at t=62s): a finished JobSet is not suspended\n") in out
+    code, out, err = run_cli(capsys, "simulate", str(small), "--at", "10s", "suspend: js", "--at", "20s",
+                             "suspend: js", "--show", "jobsets", "--until", "30s")
+    assert code == EXIT_WHAT_IF
+    assert "00:00:20.000  What-if --at 20s 'suspend: js'  not played: JobSet default/js is already suspended\n" in out
+
+
+def test_manifests_without_a_jobset_say_so_and_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n"
+                   "      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n")
+    code, out, err = run_cli(capsys, "simulate", str(job), "--show", "jobs")
+    assert code == EXIT_WHAT_IF
+    assert out.startswith("# 1 object(s), 1 node(s), seed 0; simulated 62.01s of virtual time\n")  # not an hour
+    assert ("00:00:00.000  JobSet  (none)  no JobSet among the 1 object(s): the JobSet controller has nothing "
+            "to do\n") in out
+    assert "00:01:02.010  Job     default/j  Complete=True" in out
+    assert err == "jobset-ref: no JobSet among the manifests: nothing for the JobSet controller to do\n"
+
+
+def test_a_mistyped_fail_target_lists_the_running_pods_and_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "simulate", str(PYTORCH), "--fail", "pytorch-worker-0-1@20s:1", "--show", "jobsets")
+    assert code == EXIT_WHAT_IF
+    head, details = err.split("\n")[:2]
+    assert head == ("jobset-ref: failPod: no running pod matches {'name': 'pytorch-worker-0-1'}; "
+                    "did you mean 'pytorch-workers-0-1'?")
+    assert re.fullmatch(r"  no pod has that name or hostname; running pods: "
+                        + ", ".join(rf"pytorch-workers-0-{i}-\w{{5}} \(hostname pytorch-workers-0-{i}\)"
+                                    for i in range(4)), details)
 
 
 def test_expect_judges_the_terminal_state(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -357,6 +415,22 @@ def test_every_option_has_help_text() -> None:
     assert missing == []
 
 
+def test_every_command_describes_itself_in_its_help() -> None:
+    import argparse
+
+    from jobset_ref.cli import _build_parser
+
+    parser = _build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    undescribed = [name for name, command in sub.choices.items() if name != "conformance"
+                   and len(command.description or "") < 80]
+    assert undescribed == []
+    result = cli("controller", "--help")
+    assert result.returncode == 0
+    assert "Run the reference JobSet reconciler and its pod controller" in result.stdout
+    assert "reconciles until SIGINT or SIGTERM" in " ".join(result.stdout.split())
+
+
 def test_the_timeline_says_why_a_node_loss_leaves_a_pod_pending(capsys: pytest.CaptureFixture[str]) -> None:
     """Exclusive placement after a node loss: the restarted slice that lands on the broken pool
     cannot place its second pod; the timeline names the node and the scheduler's reason."""
@@ -404,7 +478,48 @@ def test_an_in_place_restart_and_a_deleted_pod_are_not_failures(capsys: pytest.C
     code, out, _ = run_cli(capsys, "simulate", str(TPU), "--fail", "tpu-multislice-slice-1-0@2m:1", "--show", "jobsets")
     assert code == 0
     assert re.search(r"00:02:00.000  Pods    default/tpu-multislice-slice-1  pod tpu-multislice-slice-1-0-\w+ "
-                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\)\n", out)
+                     r"container jax-tpu exited 1 \(Error\), restarted in place \(restartCount 1\); counts against "
+                     r"the Job's backoffLimit 0 \(restartPolicy OnFailure, which the JobSet webhook defaulted\)\n", out)
     assert re.search(r"pod tpu-multislice-slice-1-0-\w+ Stopped after deletion \(exit 137\)\n", out)
     assert "Failed (exit" not in out
     assert "# JobSet tpu-multislice: Completed (AllJobsCompleted: jobset completed successfully), restarts 1" in out
+    assert "00:02:02.000  Pods    default/tpu-multislice-slice-0  2 pods Terminating (their Job is being deleted)\n" in out
+
+
+def test_the_timeline_says_why_pods_terminate_in_the_readme_example(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's ``--fail pytorch-workers-0-1@20s:1``: the in-place restart (restartPolicy OnFailure,
+    which the webhook defaulted) counts against backoffLimit 0, so the Job controller fails the Job and
+    deletes its pods a second later, before it writes Failed; each step says so."""
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--fail", "pytorch-workers-0-1@20s:1", "--show", "jobsets")
+    assert code == 0
+    policy = "restartPolicy OnFailure, which the JobSet webhook defaulted"
+    assert re.search(r"00:00:20.000  Pods    default/pytorch-workers-0  pod pytorch-workers-0-1-\w{5} container pytorch "
+                     rf"exited 1 \(Error\), restarted in place \(restartCount 1\); counts against the Job's "
+                     rf"backoffLimit 0 \({policy}\)\n", out)
+    assert ("00:00:21.000  Pods    default/pytorch-workers-0  4 pods Terminating (deleted by the Job controller: the "
+            "Job is failing, BackoffLimitExceeded)\n") in out
+    assert ("00:00:21.000  Job     default/pytorch-workers-0  FailureTarget=True (BackoffLimitExceeded: Job has "
+            "reached the specified backoff limit): 1 in-place container restart of its pods counted against "
+            f"backoffLimit 0 ({policy})\n") in out
+    assert "Terminating\n" not in out  # every termination here has a known cause
+    given = tmp_path / "given.yaml"  # written by the user: no word of the webhook
+    given.write_text(PYTORCH.read_text().replace("          spec:\n            containers:",
+                                                 "          spec:\n            restartPolicy: OnFailure\n"
+                                                 "            containers:"))
+    code, out, _ = run_cli(capsys, "simulate", str(given), "--fail", "pytorch-workers-0-1@20s:1", "--show", "jobsets")
+    assert code == 0
+    assert "counts against the Job's backoffLimit 0 (restartPolicy OnFailure)\n" in out
+
+
+def test_the_timeline_names_evictions_and_suspensions_as_causes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--at", "30s", "evictPod: {hostname: pytorch-workers-0-1}",
+                           "--show", "jobsets")
+    assert code == 0
+    assert re.search(r"00:00:30.000  Pods    default/pytorch-workers-0  pod pytorch-workers-0-1-\w{5} Terminating "
+                     r"\(EvictionByEvictionAPI: Eviction API: evicting\)\n", out)
+    code, out, _ = run_cli(capsys, "simulate", str(PYTORCH), "--at", "30s", "suspend: pytorch", "--until", "40s",
+                           "--show", "jobsets")
+    assert code == 0
+    assert ("00:00:30.000  Pods    default/pytorch-workers-0  4 pods Terminating (deleted by the Job controller: the "
+            "Job is suspended)\n") in out

@@ -59,3 +59,23 @@ def test_the_pytest_example_passes_as_written(tmp_path: Path) -> None:
                             cwd=ROOT, capture_output=True, text=True, check=False, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
+
+
+def test_the_readme_python_examples_use_what_they_import() -> None:
+    """An import the example never uses teaches nothing; the helpers people ask for are shown."""
+    import ast
+
+    unused = []
+    for block in re.findall(r"```python\n(.*?)```", README, re.S):
+        if "..." in block:  # the harness tour has placeholders: it is read, not run
+            continue
+        tree = ast.parse(block)
+        imported = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | \
+               {node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)}
+        unused += sorted(imported - used)
+    assert unused == []
+    example = _section("In your tests (the pytest plugin)")
+    assert "jobs_of(jobset_cluster" in example and "pods_of(jobset_cluster" in example

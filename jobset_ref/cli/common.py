@@ -30,7 +30,8 @@ EXIT_OK = 0
 EXIT_REJECTED = 1
 #: Bad input: a flag, a file, malformed YAML (one line on stderr).
 EXIT_USAGE = 2
-#: A what-if never happened: its target matched nothing, or it came after the run ended.
+#: A what-if never happened: its target matched nothing, it came after the run ended or it would change
+#: nothing (the timeline says why); also a ``--follow`` target that never existed, or no JobSet at all.
 EXIT_WHAT_IF = 3
 #: ``--expect`` did not hold: a JobSet ended otherwise (or not at all).
 EXIT_EXPECTATION = 4
@@ -88,10 +89,17 @@ def parse_fault(text: str) -> tuple[str, float, int]:
     return target, parse_duration(when), exit_code
 
 
+_stdin: tuple[Any, str] | None = None
+
+
 def read_text(path: str) -> str:
-    """A file's text, or stdin's for ``-``."""
+    """A file's text, or stdin's for ``-``. stdin is read once: every later ``-`` (a command that
+    looks at its input before loading it, or ``-`` given twice) gets the same text."""
+    global _stdin
     if path == "-":
-        return sys.stdin.read()
+        if _stdin is None or _stdin[0] is not sys.stdin:  # a new stdin (in-process callers swap it)
+            _stdin = (sys.stdin, sys.stdin.read())
+        return _stdin[1]
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")

@@ -14,7 +14,17 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub: Any) -> None:
     ctl = sub.add_parser("controller", help="run the reference JobSet controller against an API server "
-                                            "(out of process, over HTTP) until SIGINT/SIGTERM")
+                                            "(out of process, over HTTP) until SIGINT/SIGTERM",
+                         description="Run the reference JobSet reconciler and its pod controller (exclusive "
+                                     "placement) out of process, against the API server a kubeconfig names "
+                                     "(token, CA and client certificates are read): a served simulation "
+                                     "('jobset-ref serve --no-controller', the conformance runner's "
+                                     "--controller-cmd) or a real cluster with the JobSet CRD and webhooks "
+                                     "installed. It watches JobSets, Jobs and Pods and reconciles until SIGINT "
+                                     "or SIGTERM. Exit 0 when stopped; 2 on bad input (no kubeconfig, an "
+                                     "unknown feature gate).",
+                         epilog="example: jobset-ref conformance --controller-cmd "
+                                "'jobset-ref controller --kubeconfig {kubeconfig}'")
     ctl.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server to reconcile")
     ctl.add_argument("--context", default=None, help="kubeconfig context (default: current-context)")
     ctl.add_argument("--feature-gates", default=os.environ.get("JOBSET_FEATURE_GATES") or None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import warnings
 from pathlib import Path
@@ -49,8 +50,10 @@ EXIT_CODES_HELP = """exit codes:
   1  the API server rejected something: a manifest (unknown field, webhook denial, a kind that is
      not served) or a what-if action; nothing is simulated after a rejected manifest
   2  bad input: a flag, a missing file, malformed YAML or scenario
-  3  a what-if never happened: its target matched nothing (e.g. --fail after the pod finished),
-     or a --follow target never existed
+  3  a what-if never happened: its target matched nothing, it came after every JobSet had
+     finished (not played; the run stops at the finish), or it would change nothing (resume of a
+     running JobSet, suspend of a suspended or finished one): the timeline says why. Also: a
+     --follow target never existed, or the manifests hold no JobSet
   4  --expect did not hold: a JobSet ended otherwise, or had not ended by --until
 """
 
@@ -136,7 +139,7 @@ def _cli_steps(args: argparse.Namespace) -> list[dict[str, Any]]:
         assert isinstance(action, dict)
         if len(action) != 1:
             raise CliError(f"--at {when_text} {body!r}: one step per --at (one of {', '.join(STEP_ACTIONS)})")
-        steps.append((when, len(args.fail) + i, {"at": when, "note": f"--at {when_text}", **action}))
+        steps.append((when, len(args.fail) + i, {"at": when, "note": f"--at {when_text} {shlex.quote(body)}", **action}))
     return [s for _, _, s in sorted(steps, key=lambda s: (s[0], s[1]))]
 
 
@@ -193,7 +196,9 @@ class _Simulation:
             scenario = Scenario(path=Path(first if first != "-" else "stdin").resolve(), id="simulate",
                                 description="jobset-ref simulate", covers=["cli"], data=data)
         data["invariants"] = False  # judging is the conformance command's job; simulate shows
-        data["timeline"] = [*(data.get("timeline") or []), *_cli_steps(args)]
+        cli_steps = _cli_steps(args)
+        self.what_ifs = {id(step) for step in cli_steps}  # the command line's steps (a scenario brings others)
+        data["timeline"] = [*(data.get("timeline") or []), *cli_steps]
         scenario.data = data
         self.scenario = scenario
         self.run = Actions(scenario)
@@ -221,15 +226,79 @@ class _Simulation:
 
 
 def _finished(cluster: Any) -> bool:
+    """Every JobSet has a terminal state; without a JobSet, every Job has finished and no pod is live."""
     jobsets = cluster.list(JOBSETS)
-    return bool(jobsets) and all((js.get("status") or {}).get("terminalState") for js in jobsets)
+    if jobsets:
+        return all((js.get("status") or {}).get("terminalState") for js in jobsets)
+    from fakekube.faults import is_live
+
+    return (all(any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+                    for c in (job.get("status") or {}).get("conditions") or []) for job in cluster.list("jobs.batch"))
+            and not any(is_live(pod) for pod in cluster.list("pods")))
 
 
-def _finished_at(cluster: Any) -> float:
-    """When the last JobSet reached its terminal state (virtual seconds)."""
+def _why_not_played(sim: _Simulation, step: dict[str, Any]) -> str | None:
+    """Advance to a what-if's time (stopping early when everything has finished, unless
+    ``--run-after-finish``), then say why playing it would change nothing (None: play it)."""
+    from fakekube import ApiError, SimulationError, UsageError
+    from fakekube.clock import seconds
+
+    cluster, loop = sim.cluster, sim.cluster.loop
+    target = seconds(step["at"])
+    stop_early = not sim.args.run_after_finish
+    if loop.now < target:
+        try:
+            loop.run_until((lambda: _finished(cluster)) if stop_early else (lambda: False), timeout=target - loop.now)
+        except SimulationError:
+            pass
+        cluster.run_until_idle()
+    if stop_early and _finished(cluster):
+            if cluster.list(JOBSETS):
+                return (f"every JobSet had already finished (the last at t={_finished_at(cluster):g}s): pick an "
+                        f"earlier time, or add --run-after-finish")
+            return "nothing was running any more (there is no JobSet): pick an earlier time"
+    action = "suspend" if "suspend" in step else "resume" if "resume" in step else None
+    if action is None:
+        return None
+    arg = step[action]
+    name = arg if isinstance(arg, str) else (arg or {}).get("name")
+    namespace = "default" if isinstance(arg, str) else (arg or {}).get("namespace", "default")
+    try:
+        js = cluster.get(JOBSETS, name, namespace)
+    except (ApiError, UsageError):
+        return None  # played: the API server answers (NotFound, a bad name)
+    state = (js.get("status") or {}).get("terminalState")
+    if state:
+        return f"JobSet {namespace}/{name} had already {state.lower()} (at t={_finished_at(cluster, js):g}s): " \
+               f"a finished JobSet is not {action}ed"
+    suspended = bool((js.get("spec") or {}).get("suspend"))
+    if action == "suspend" and suspended:
+        return f"JobSet {namespace}/{name} is already suspended"
+    if action == "resume" and not suspended:
+        return f"JobSet {namespace}/{name} is not suspended: there is nothing to resume"
+    return None
+
+
+def _play_timeline(sim: _Simulation, timeline: Any) -> list[str]:
+    """The scenario's steps and the what-ifs; a what-if that would change nothing is not played: the
+    timeline says why, and so do the returned problems."""
+    problems = []
+    for i, step in enumerate(sim.scenario.data["timeline"]):
+        if id(step) in sim.what_ifs:
+            why = _why_not_played(sim, step)
+            if why is not None:
+                timeline.note("What-if", step["note"], f"not played: {why}")
+                problems.append(f"{step['note']}: not played: {why}")
+                continue
+        sim.run.play(i, step)
+    return problems
+
+
+def _finished_at(cluster: Any, *only: dict[str, Any]) -> float:
+    """When the last JobSet (of ``only``, or of all) reached its terminal state (virtual seconds)."""
     from fakekube.clock import parse_time, to_seconds
 
-    times = [parse_time(c["lastTransitionTime"]) for js in cluster.list(JOBSETS)
+    times = [parse_time(c["lastTransitionTime"]) for js in (only or cluster.list(JOBSETS))
              for c in (js.get("status") or {}).get("conditions") or []
              if c.get("type") == (js.get("status") or {}).get("terminalState") and c.get("lastTransitionTime")]
     return to_seconds(max(times)) if times else cluster.elapsed
@@ -317,9 +386,16 @@ def run(args: argparse.Namespace) -> int:
         return status
     # ---- what-ifs and the run
     progress = sys.stderr.isatty()
+    no_jobset = not sim.scenario_file and not cluster.list(JOBSETS)
+    if no_jobset:
+        timeline.note("JobSet", "(none)", f"no JobSet among the {len(sim.sources)} object(s): the JobSet "
+                                          f"controller has nothing to do")
     if status == EXIT_OK:
         try:
-            sim.run.run_timeline()
+            not_played = _play_timeline(sim, timeline)
+            if not_played:
+                problems += not_played
+                status = EXIT_WHAT_IF
             if sim.scenario_file and sim.until is None:
                 sim.run.run_end()
             else:
@@ -350,6 +426,9 @@ def run(args: argparse.Namespace) -> int:
         if not jobsets:
             problems.append(f"--expect {args.expect}: there is no JobSet")
             status = EXIT_EXPECTATION
+    if no_jobset and status == EXIT_OK:
+        problems.append("no JobSet among the manifests: nothing for the JobSet controller to do")
+        status = EXIT_WHAT_IF
     _print(args, sim, timeline, show, followers, jobsets)
     if gantt is not None:
         gantt.stop()

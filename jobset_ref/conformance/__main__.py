@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from jobset_ref.conformance.external import DEFAULT_START_TIMEOUT, STOP_AFTER_NOT_STARTED, why_stop
 from jobset_ref.conformance.report import Outcome, junit_xml, markdown_report
 from jobset_ref.conformance.runner import (
     ExpectationFailed,
@@ -113,6 +114,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
                              "scenario's JobSet feature gates; KUBECONFIG and JOBSET_FEATURE_GATES are set)")
     parser.add_argument("--time-tolerance", type=float, default=2.0, metavar="SECONDS",
                         help="with --controller-cmd: how far an expected virtual time may be off (default 2)")
+    parser.add_argument("--controller-start-timeout", type=float, default=DEFAULT_START_TIMEOUT, metavar="SECONDS",
+                        help="with --controller-cmd: wall seconds the command has to open its first watch in each "
+                             f"scenario (default {DEFAULT_START_TIMEOUT:g}); the run stops when the first "
+                             f"{STOP_AFTER_NOT_STARTED} scenarios fail because it never did")
     parser.add_argument("--junit-xml", default=None, metavar="PATH", help="write JUnit XML results to PATH")
     parser.add_argument("--report", default=None, metavar="PATH",
                         help="write a Markdown report (each behaviour of the coverage matrix) to PATH")
@@ -125,6 +130,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         return 0 if exit_.code in (0, None) else 2
     if args.time_tolerance < 0:
         print("error: --time-tolerance takes a non-negative number of seconds", file=sys.stderr)
+        return 2
+    if not args.controller_start_timeout > 0:
+        print("error: --controller-start-timeout takes a positive number of seconds", file=sys.stderr)
         return 2
     if args.controller_cmd is not None:
         problem = command_problem(args.controller_cmd)
@@ -141,8 +149,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     except SelectionError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    external = (ExternalOptions(args.controller_cmd, tolerance=args.time_tolerance)
-                if args.controller_cmd else None)
+    external = (ExternalOptions(args.controller_cmd, tolerance=args.time_tolerance,
+                                start_timeout=args.controller_start_timeout) if args.controller_cmd else None)
     try:
         scenarios = load_scenarios(args.paths or None)
     except ScenarioError as err:
@@ -172,13 +180,19 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             reports.append(f"{'=' * 20} {sc.id} ({sc.path})\n{sc.description.strip()}\n{detail}")
         else:
             print(f"{outcome:5} {sc.id}: {detail}", file=out)
+        stop = why_stop([(o.status, o.detail) for o in outcomes]) if external else None
+        if stop:
+            reports.append(f"stopped: {stop}; {len(scenarios) - len(outcomes)} scenario(s) not run")
+            break
     for report in reports:
         print(f"\n{report}", file=out)
     if args.junit_xml:
         Path(args.junit_xml).write_text(junit_xml(outcomes))
     if args.report:
         Path(args.report).write_text(markdown_report(
-            outcomes, mode=f"`{args.controller_cmd}` (out of process)" if external else "the reference, in process"))
+            outcomes, mode=f"`{args.controller_cmd}` (out of process)" if external else "the reference, in process",
+            subset=" or ".join(f"-k {e!r}" for e in args.select) if args.select else
+            "the run stopped early" if len(outcomes) < len(scenarios) else ""))
     failed = counts.get("FAIL", 0) + counts.get("ERROR", 0) + counts.get("XPASS", 0)
     summary = ", ".join([f"{counts.get('PASS', 0)} passed", f"{failed} failed",
                          *(f"{counts[o]} {SUMMARY_WORDS[o]}" for o in ("XFAIL", "SKIP") if counts.get(o))])

@@ -257,10 +257,14 @@ class Actions(Checks):
     # ------------------------------------------------------------------ timeline
     def run_timeline(self) -> None:
         for i, step in enumerate(self.data.get("timeline") or []):
-            action = next(k for k in step if k in STEP_ACTIONS)
-            self.where = f"timeline[{i}] {action}" + (f" ({step['note']})" if step.get("note") else "")
-            self._advance_to_step(step)
-            self._do(action, step)
+            self.play(i, step)
+
+    def play(self, i: int, step: dict[str, Any]) -> None:
+        """Timeline step ``i``: advance to its time, then act."""
+        action = next(k for k in step if k in STEP_ACTIONS)
+        self.where = f"timeline[{i}] {action}" + (f" ({step['note']})" if step.get("note") else "")
+        self._advance_to_step(step)
+        self._do(action, step)
 
     def _advance_to_step(self, step: dict[str, Any]) -> None:
         now = self.cluster.loop.now
@@ -345,7 +349,7 @@ class Actions(Checks):
             else:
                 fault.apply(c)
         except NoTarget as err:
-            raise self.fail(f"{action}: {err}", mismatches=[f"pods seen: {err.seen or 'none'}"]) from None
+            raise self.fail(f"{action}: {err}", mismatches=_no_target_details(err)) from None
 
     def wait_for(self, expectation: Any, step: dict[str, Any]) -> None:
         items = expectation if isinstance(expectation, list) else [expectation]
@@ -393,3 +397,15 @@ class Actions(Checks):
             self._check_time(end, held_at, "the end condition held")
         if "settle" in end:
             self.advance_to(self.cluster.loop.now + seconds(parse_seconds(end["settle"], "end.settle")))
+
+
+def _no_target_details(err: NoTarget, limit: int = 12) -> list[str]:
+    """What a fault that hit nothing could have hit: the pods its target matched (none running), or
+    the running pods by name and hostname."""
+    if err.seen:
+        return [f"pods seen: {err.seen}"]
+    if not err.candidates:
+        return ["pods seen: none (no pod is running)"]
+    shown = [f"{name} (hostname {host})" if host else name for name, host in err.candidates[:limit]]
+    more = f", +{len(err.candidates) - limit} more" if len(err.candidates) > limit else ""
+    return [f"no pod has that name or hostname; running pods: {', '.join(shown)}{more}"]

@@ -19,18 +19,24 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from fakekube import FakeCluster, SimulationError
 from fakekube.clock import SECOND, format_offset
 
-__all__ = ["ExternalController", "ExternalOptions"]
+__all__ = ["DEFAULT_START_TIMEOUT", "NOT_STARTED", "STOP_AFTER_NOT_STARTED", "ExternalController", "ExternalOptions",
+           "why_stop"]
 
 POLL = 0.005  # wall seconds between two looks at the cluster while waiting
 READY_QUIET = 0.3  # wall seconds without a request after the controller's first watch: it is ready
-READY_TIMEOUT = 60.0
+#: Wall seconds the controller command has to open its first watch (``--controller-start-timeout``).
+DEFAULT_START_TIMEOUT = 60.0
+#: What a scenario's failure says when the controller command never started.
+NOT_STARTED = "the controller did not start"
+#: A run stops when this many scenarios, all it ran, failed because the controller never started.
+STOP_AFTER_NOT_STARTED = 2
 DIAGNOSTIC_LINES = 15
 WALL_BUDGET = 120.0  # wall seconds one wait may take before the run is declared stuck
 
@@ -54,11 +60,25 @@ def wall() -> float:
 class ExternalOptions:
     """``command`` runs the controller (``{kubeconfig}`` is replaced by the path, ``{feature_gates}`` by
     the scenario's JobSet feature gates, ``RestartJob=true,...``, also in ``$JOBSET_FEATURE_GATES``); ``tolerance`` is the
-    window, in virtual seconds, an expected virtual time allows."""
+    window, in virtual seconds, an expected virtual time allows; ``start_timeout`` the wall seconds the
+    command has to open its first watch."""
 
     command: str
     tolerance: float = 2.0
     quiet_ms: float = 50.0
+    start_timeout: float = DEFAULT_START_TIMEOUT
+
+
+def why_stop(outcomes: Sequence[tuple[str, str]]) -> str | None:
+    """Why a run should stop now: the scenarios it ran (``(status, detail)``, skips aside) all failed
+    because the controller command never started, and there are :data:`STOP_AFTER_NOT_STARTED` of them."""
+    ran = [detail for status, detail in outcomes if status != "SKIP"]
+    if len(ran) < STOP_AFTER_NOT_STARTED or not all(NOT_STARTED in detail for detail in ran):
+        return None
+    first = next(line for line in ran[0].splitlines() if NOT_STARTED in line)
+    why = first.split(NOT_STARTED, 1)[1].lstrip(": ")
+    return (f"the controller did not start in the first {len(ran)} scenarios ({why}): the others would fail "
+            f"the same way; check --controller-cmd, or raise --controller-start-timeout")
 
 
 class ExternalController:
@@ -87,7 +107,7 @@ class ExternalController:
         self._log = _output_file()  # the command's stdout and stderr; closed in stop()
         env = {**os.environ, "KUBECONFIG": self.server.kubeconfig, "JOBSET_FEATURE_GATES": self.feature_gates}
         self.process = subprocess.Popen(shlex.split(command), env=env, stdout=self._log, stderr=self._log)
-        deadline = wall() + READY_TIMEOUT
+        deadline = wall() + self.options.start_timeout
         while True:
             self._release()
             threading.Event().wait(0.02)
@@ -95,10 +115,11 @@ class ExternalController:
             if self.server.open_watches and self._quiet_for() >= READY_QUIET:
                 return
             if self.process.poll() is not None:
-                raise SimulationError(f"the controller command exited with status {self.process.returncode} "
+                raise SimulationError(f"{NOT_STARTED}: it exited with status {self.process.returncode} "
                                       f"before it watched anything: {self._stderr()}")
             if wall() > deadline:
-                raise SimulationError(f"the controller command opened no watch within {READY_TIMEOUT:g} wall seconds")
+                raise SimulationError(f"{NOT_STARTED}: it opened no watch within {self.options.start_timeout:g} "
+                                      f"wall seconds (--controller-start-timeout)")
 
     def stop(self) -> None:
         """Let go of the lock (the runner's pause still holds the clock, so requests in flight finish

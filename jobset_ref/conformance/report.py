@@ -41,13 +41,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")[:300]
 
 
-def markdown_report(outcomes: Sequence[Outcome], *, mode: str = "in process") -> str:
+def markdown_report(outcomes: Sequence[Outcome], *, mode: str = "in process", subset: str = "") -> str:
+    """The report; ``subset`` (e.g. ``-k 'failure/'``) says the run was a part of the suite: then only
+    the behaviours it ran are listed, not the rest of the matrix as "not run"."""
     by_id = {o.scenario.id: o for o in outcomes}
     cov = coverage([o.scenario for o in outcomes])
     counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("PASS", "FAIL", "ERROR", "SKIP")}
     lines = ["# JobSet conformance report", "",
              f"Controller: {mode}. Scenarios: {counts['PASS']} passed, {counts['FAIL'] + counts['ERROR']} failed, "
              f"{counts['SKIP']} skipped.", ""]
+    if subset:
+        lines += [f"Only what ran is listed ({subset}).", ""]
     failures = [o for o in outcomes if o.status in FAILED]
     if failures:
         lines += ["## Failed scenarios", "", "| scenario | first mismatch |", "|---|---|"]
@@ -56,9 +60,15 @@ def markdown_report(outcomes: Sequence[Outcome], *, mode: str = "in process") ->
     areas = {**AREAS, EXAMPLES_AREA: ()}
     for area, rows in areas.items():
         ids = [row.id for row in rows] if rows else sorted(i for i in cov if i.startswith("example:"))
+        ran = {row_id: [by_id[sc.id] for sc in cov.get(row_id, []) if sc.id in by_id and by_id[sc.id].status != "SKIP"]
+               for row_id in ids}
+        if subset:
+            ids = [row_id for row_id in ids if ran[row_id]]
+            if not ids:
+                continue
         lines += [f"## {area}", "", "| behaviour | result | scenarios | first mismatch |", "|---|---|---|---|"]
         for row_id in ids:
-            runs = [by_id[sc.id] for sc in cov.get(row_id, []) if sc.id in by_id and by_id[sc.id].status != "SKIP"]
+            runs = ran[row_id]
             failed = [o for o in runs if o.status in FAILED]
             result = "not run" if not runs else "failed" if failed else "passed"
             names = ", ".join(f"`{o.scenario.id}`" for o in (failed or runs))

@@ -107,6 +107,16 @@ def test_pod_targets_pick_running_or_live_pods_in_name_order() -> None:
     assert info.value.seen == ["b"]
 
 
+def test_a_target_that_matches_no_pod_names_the_candidates_and_the_closest() -> None:
+    cluster = running_cluster()
+    with pytest.raises(NoTarget, match=r"no running pod matches \{'name': 'hh1'\}; did you mean 'h1'\?$") as info:
+        PodTarget(name="hh1").pods(cluster, running=True)
+    assert info.value.seen == []
+    assert info.value.candidates == [("a-0", "h0"), ("a-1", "h1")]      # running pods: name and hostname
+    with pytest.raises(NoTarget, match=r"\{'name': 'zzz'\}$"):           # nothing near: no guess
+        PodTarget(name="zzz").pods(cluster, running=True)
+
+
 def test_pod_faults_act_on_their_targets() -> None:
     cluster = running_cluster()
     assert FailPod(PodTarget(name="h0"), exit_code=3).apply(cluster) == "fail-pod a-0 exit=3 reason=Error"

@@ -120,10 +120,42 @@ def test_html_wraps_the_svg_and_paths_are_checked(tmp_path: Any) -> None:
     ET.parse(tmp_path / "x.svg")
 
 
-def test_the_header_names_the_first_failures() -> None:
+def test_the_header_names_the_jobset_restart_and_the_first_failures() -> None:
     root = ET.fromstring(_run())
     causes = next(t.text for t in root.iter(f"{SVG}text") if t.get("class") == "causes")
-    assert causes == "first failures: js-slice-1-0 failed at 0:30"
+    assert causes == ("JobSet js restart 1 at 0:32 (Job js-slice-1 failed: BackoffLimitExceeded); "
+                      "first failures: js-slice-1-0 failed at 0:30")
+    root = ET.fromstring(_run(restart_policy="OnFailure"))
+    causes = next(t.text for t in root.iter(f"{SVG}text") if t.get("class") == "causes")
+    assert causes == ("JobSet js restart 1 at 0:32 (Job js-slice-1 failed: BackoffLimitExceeded); "
+                      "first failures: js-slice-1-0 restarted in place at 0:30")
+
+
+def test_the_restart_window_is_a_band_across_the_rows() -> None:
+    root = ET.fromstring(_run())
+    bands = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "band restart"]
+    assert len(bands) == 1
+    title = bands[0].find(f"{SVG}title")
+    assert title is not None and title.text == ("JobSet js restart 1 (Job js-slice-1 failed: BackoffLimitExceeded): "
+                                                "00:00:32.000-00:00:34.010")
+    row_ys = [float(r.get("y", 0)) for row in _rows(root) for r in row.iter(f"{SVG}rect") if r.get("class") == "row"]
+    band_y, band_h = float(bands[0].get("y", 0)), float(bands[0].get("height", 0))
+    assert band_y <= min(row_ys) and band_y + band_h >= max(row_ys) + 11  # across every row
+    assert float(bands[0].get("width", 0)) >= 4
+
+
+def test_the_svg_scales_to_its_window() -> None:
+    """A fixed pixel width cut the completion markers off in narrower windows: the drawing has a
+    viewBox and takes the width it is given (height follows the aspect ratio)."""
+    root = ET.fromstring(_run())
+    assert root.get("width") == "100%"
+    assert root.get("height") is None
+    _, _, width, height = (float(v) for v in str(root.get("viewBox")).split())
+    assert root.get("preserveAspectRatio") == "xMinYMin meet" and "height:auto" in str(root.get("style"))
+    # everything is drawn inside the viewBox: the markers at the end and the header
+    xs = [float(e.get(k, 0)) for e in root.iter() for k in ("x", "cx") if e.get(k) is not None]
+    assert 0 <= min(xs) and max(xs) <= width
+    assert width <= 1400 and height > 0
 
 
 def test_a_bar_tells_which_pod_attempt_and_node() -> None:

@@ -104,3 +104,47 @@ def test_the_whole_suite_out_of_process_fails_a_mistaken_controller_where_the_ca
     assert code == 1, text[-8000:]
     failed = {line.split()[1] for line in text.splitlines() if line.startswith(("FAIL ", "ERROR "))}
     assert set(mistake(name).caught_by) <= failed, text[-8000:]
+
+
+def test_a_controller_that_never_starts_stops_the_run_early_and_says_why(tmp_path: Path) -> None:
+    select = [arg for sc in SUBSET for arg in ("-k", sc)]
+    code, text = _run("--controller-cmd", "sleep 60", "--controller-start-timeout", "0.5", *select,
+                      "--report", str(tmp_path / "report.md"), "--junit-xml", str(tmp_path / "j.xml"))
+    assert code == 1
+    assert [line.split()[0] for line in text.splitlines() if line.startswith(("PASS", "FAIL"))] == ["FAIL", "FAIL"]
+    assert "the controller did not start: it opened no watch within 0.5 wall seconds (--controller-start-timeout)" \
+        in text
+    assert (f"stopped: the controller did not start in the first 2 scenarios (it opened no watch within 0.5 wall "
+            f"seconds (--controller-start-timeout)): the others would fail the same way; check --controller-cmd, "
+            f"or raise --controller-start-timeout; {len(SUBSET) - 2} scenario(s) not run") in text
+    assert text.rstrip().endswith("0 passed, 2 failed")
+    assert 'tests="2" failures="2"' in (tmp_path / "j.xml").read_text()
+    report = (tmp_path / "report.md").read_text()
+    assert "Only what ran is listed (" in report and "| not run |" not in report
+    # a command that exits at once fails as fast, and the same way
+    code, text = _run("--controller-cmd", "false", *select)
+    assert code == 1
+    assert "stopped: the controller did not start in the first 2 scenarios (it exited with status 1 before it " \
+           "watched anything" in text
+
+
+def test_the_start_timeout_is_a_positive_number(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run("--controller-cmd", "sleep 1", "--controller-start-timeout", "0")[0] == 2
+    assert capsys.readouterr().err == "error: --controller-start-timeout takes a positive number of seconds\n"
+    assert _run("--help")[0] == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--controller-start-timeout SECONDS with --controller-cmd: wall seconds the command has to open its " \
+           "first watch in each scenario (default 60)" in help_text
+
+
+def test_a_report_of_a_k_subset_lists_only_what_ran(tmp_path: Path) -> None:
+    code, text = _run("-k", "failure/max-restarts-zero", "--report", str(tmp_path / "report.md"))
+    assert code == 0, text
+    report = (tmp_path / "report.md").read_text()
+    assert "Only what ran is listed (-k 'failure/max-restarts-zero')." in report
+    assert "| not run |" not in report
+    rows = [line for line in report.splitlines() if line.startswith("| `") and "| passed |" in line]
+    assert rows and all("`failure/max-restarts-zero`" in row for row in rows)
+    from jobset_ref.conformance.report import markdown_report
+
+    assert "| not run |" in markdown_report([])  # the whole suite's report still shows the gaps
