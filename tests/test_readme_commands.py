@@ -104,7 +104,8 @@ def test_the_conformance_runner_takes_your_own_scenario_folder(tmp_path: Path) -
 def test_the_slow_tests_are_what_minus_m_slow_selects() -> None:
     result = run(sys.executable, "-m", "pytest", "-m", "slow", "--collect-only", "-q", "-p", "no:randomly", cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "tests/remote/test_conformance_external.py: 1\n" in result.stdout  # the whole suite out of process
+    # the whole suite out of process (with either webhooks, and against sampled mistakes)
+    assert re.search(r"^tests/remote/test_conformance_external.py: \d+$", result.stdout, re.M), result.stdout
 
 
 def test_the_wheel_name_in_the_readme_is_the_version_built() -> None:
