@@ -33,6 +33,12 @@ RUN_ELSEWHERE: dict[str, str] = {
         "tests/remote/test_conformance_external.py::test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it",
     r"jobset-ref controller --kubeconfig PATH":
         "tests/remote/test_controller_process.py::test_the_controller_out_of_process_completes_a_jobset_as_in_process",
+    r"jobset-ref conformance --mutants --list": "tests/test_mutants_command.py::test_the_list_names_every_mistake_with_its_side_and_what_it_gets_wrong",
+    r"jobset-ref conformance --mutants": "tests/test_mutants_command.py::test_every_mistake_is_killed_or_explained",
+    r"jobset-ref conformance --controller-cmd 'jobset-ref controller --break restart-attempt .*":
+        "tests/remote/test_conformance_external.py::test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it",
+    r"jobset-ref controller --webhooks":
+        "tests/remote/test_conformance_external.py::test_admission_through_the_controllers_own_webhooks_answers_as_the_reference",
     r"python -m benchmarks": "benchmarks/README.md",  # minutes of measurement; its --quick mode runs here
 }
 
