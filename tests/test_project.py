@@ -51,3 +51,16 @@ def test_library_code_never_reads_the_wall_clock_or_global_random() -> None:
                 if WALL_CLOCK.search(line) and "noqa: wall-clock" not in line:
                     offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_a_plain_clone_runs_every_test_but_the_upstream_comparisons() -> None:
+    """Tests use the project's own fixtures (its CRD, its manifests of the upstream examples' shapes);
+    only the two comparisons with upstream's files read ``../shared/upstream``, and they skip with
+    a reason without it (``-rs`` prints every skip's reason)."""
+    readers = sorted(str(p.relative_to(ROOT)) for folder in ("tests", "conformance", "property_tests")
+                     for p in (ROOT / folder).rglob("*.py")
+                     if re.search(r"""["']shared["']|/shared/|UPSTREAM_EXAMPLES\b""", p.read_text())
+                     and p.name != "test_project.py")
+    assert readers == ["conformance/test_runner.py", "conformance/test_upstream_examples.py",
+                       "tests/jobset_ref/test_api_crd.py"]
+    assert " -rs " in re.search(r"^addopts = (.*)$", (ROOT / "pyproject.toml").read_text(), re.M).group(1)  # type: ignore[union-attr]

@@ -1,4 +1,5 @@
-"""Structural-schema pruning, defaulting and validation against the real upstream JobSet CRD.
+"""Structural-schema pruning, defaulting and validation against the JobSet CRD (the project's own,
+``jobset_ref/api/jobset_crd.json``, which matches upstream's field by field: tests/jobset_ref/test_api_crd.py).
 
 Expected texts are those the API server returns (kube-openapi messages through apimachinery
 ``field.Error``); jobset-api.md §5.1 (layer A defaults) and §8 (schema and CEL messages).
@@ -7,6 +8,7 @@ Expected texts are those the API server returns (kube-openapi messages through a
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,11 +22,9 @@ from fakekube.errors import ErrorType, FieldError, UsageError
 from fakekube.machinery.openapi import StructuralSchema
 
 ROOT = Path(__file__).resolve().parents[2]
-UPSTREAM = ROOT.parent / "shared" / "upstream"
-CRD_PATH = UPSTREAM / "crd" / "jobset.x-k8s.io_jobsets.yaml"
-
-requires_upstream = pytest.mark.skipif(
-    not CRD_PATH.is_file(), reason=f"upstream JobSet CRD not found at {CRD_PATH} (../shared/upstream)")
+CRD_PATH = ROOT / "jobset_ref" / "api" / "jobset_crd.json"
+#: The project's own manifests, written with the shapes of upstream's examples (``examples/<path>``).
+EXAMPLES = ROOT / "jobset_ref" / "conformance" / "manifests"
 
 BLOCKED = ("<nil>: Invalid value: null: some validation rules were not checked because the object was "
            "invalid; correct the existing errors to complete validation")
@@ -37,10 +37,7 @@ Obj = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def crd_version() -> Obj:
-    if not CRD_PATH.is_file():
-        pytest.skip(f"upstream JobSet CRD not found at {CRD_PATH} (../shared/upstream)")
-    with CRD_PATH.open() as fh:
-        crd = yaml.load(fh, Loader=Loader)
+    crd = json.loads(CRD_PATH.read_text())
     return crd["spec"]["versions"][0]
 
 
@@ -80,7 +77,6 @@ def template_spec(obj: Obj, i: int = 0) -> Obj:
 
 # --------------------------------------------------------------------------- construction
 
-@requires_upstream
 def test_construction_compiles_no_cel(crd_version: Obj) -> None:
     s = StructuralSchema.from_crd_version(crd_version)  # CEL rules compile on first use, not here
     assert s.compiled_rule_count == 0
@@ -88,7 +84,6 @@ def test_construction_compiles_no_cel(crd_version: Obj) -> None:
     assert s.compiled_rule_count == 1  # only the spec-level rule had something to evaluate
 
 
-@requires_upstream
 def test_schema_is_immutable_and_detached_from_its_source(crd_version: Obj) -> None:
     source = copy.deepcopy(crd_version)
     s = StructuralSchema.from_crd_version(source)
@@ -108,7 +103,6 @@ def test_from_crd_version_without_schema_is_a_usage_error() -> None:
 
 # --------------------------------------------------------------------------- defaulting (layer A, §5.1)
 
-@requires_upstream
 def test_crd_defaults_are_applied(schema: StructuralSchema) -> None:
     job = rjob("a")
     template_spec({"spec": {"replicatedJobs": [job]}})["containers"][0]["ports"] = [{"containerPort": 80}]
@@ -123,7 +117,6 @@ def test_crd_defaults_are_applied(schema: StructuralSchema) -> None:
     assert "failurePolicy" not in out["spec"]
 
 
-@requires_upstream
 def test_nested_defaults_apply_only_inside_present_objects(schema: StructuralSchema) -> None:
     absent = admit(schema, jobset(volumeClaimPolicies=[{"templates": []}]))
     assert "failurePolicy" not in absent["spec"]
@@ -133,7 +126,6 @@ def test_nested_defaults_apply_only_inside_present_objects(schema: StructuralSch
     assert present["spec"]["volumeClaimPolicies"] == [{"retentionPolicy": {"whenDeleted": "Delete"}}]
 
 
-@requires_upstream
 def test_explicit_values_are_not_overwritten(schema: StructuralSchema) -> None:
     out = admit(schema, jobset(rjob("a", replicas=0, groupName=""), failurePolicy={"restartStrategy":
                                                                                    "BlockingRecreate"}))
@@ -142,7 +134,6 @@ def test_explicit_values_are_not_overwritten(schema: StructuralSchema) -> None:
     assert out["spec"]["failurePolicy"]["restartStrategy"] == "BlockingRecreate"
 
 
-@requires_upstream
 def test_null_is_defaulted_when_a_default_exists_and_pruned_otherwise(schema: StructuralSchema) -> None:
     pruned = schema.prune(jobset(rjob("a", replicas=None), suspend=None))
     assert pruned["spec"]["replicatedJobs"][0]["replicas"] is None  # kept for defaulting
@@ -150,7 +141,6 @@ def test_null_is_defaulted_when_a_default_exists_and_pruned_otherwise(schema: St
     assert schema.default(pruned)["spec"]["replicatedJobs"][0]["replicas"] == 1
 
 
-@requires_upstream
 def test_default_and_prune_do_not_mutate_their_input(schema: StructuralSchema) -> None:
     obj = jobset(rjob("a"), bogus=1, failurePolicy={})
     before = copy.deepcopy(obj)
@@ -161,7 +151,6 @@ def test_default_and_prune_do_not_mutate_their_input(schema: StructuralSchema) -
 
 # --------------------------------------------------------------------------- pruning
 
-@requires_upstream
 def test_prune_drops_unknown_fields_and_reports_their_paths(schema: StructuralSchema) -> None:
     job = rjob("a", extra=True)
     job["template"]["metadata"] = {"labels": {"k": "v"}, "uid": "u", "resourceVersion": "1"}
@@ -176,7 +165,6 @@ def test_prune_drops_unknown_fields_and_reports_their_paths(schema: StructuralSc
     assert pruned["status"] == {"restarts": 1}
 
 
-@requires_upstream
 def test_prune_keeps_top_level_type_and_object_meta_verbatim(schema: StructuralSchema) -> None:
     obj = jobset()
     obj["metadata"] = {"name": "js", "labels": {"a": "b"}, "futureField": {"x": None}}
@@ -279,7 +267,6 @@ SECTION_8_CASES: list[tuple[str, Callable[[Obj], None], list[str]]] = [
 ]
 
 
-@requires_upstream
 @pytest.mark.parametrize(("mutate", "expected"), [c[1:] for c in SECTION_8_CASES],
                          ids=[c[0] for c in SECTION_8_CASES])
 def test_section_8_messages(schema: StructuralSchema, mutate: Callable[[Obj], None], expected: list[str]) -> None:
@@ -289,7 +276,6 @@ def test_section_8_messages(schema: StructuralSchema, mutate: Callable[[Obj], No
     assert messages(schema, obj) == expected
 
 
-@requires_upstream
 def test_error_types_and_causes(schema: StructuralSchema) -> None:
     obj = jobset(rjob("a", replicas="x"), rjob("a"))
     errs = schema.validate(admit(schema, obj))
@@ -300,7 +286,6 @@ def test_error_types_and_causes(schema: StructuralSchema) -> None:
     assert all(isinstance(e, FieldError) for e in errs)
 
 
-@requires_upstream
 def test_mutual_exclusion_needs_replicated_jobs_to_evaluate(schema: StructuralSchema) -> None:
     obj = jobset(startupPolicy={"startupPolicyOrder": "InOrder"})
     del obj["spec"]["replicatedJobs"]
@@ -311,7 +296,6 @@ def test_mutual_exclusion_needs_replicated_jobs_to_evaluate(schema: StructuralSc
     assert messages(schema, obj) == []
 
 
-@requires_upstream
 def test_float_values_render_like_go(schema: StructuralSchema) -> None:
     assert messages(schema, jobset(rjob("a", replicas=-1.0))) == [
         "spec.replicatedJobs[0].replicas: Invalid value: -1: spec.replicatedJobs[0].replicas in body should be "
@@ -321,7 +305,6 @@ def test_float_values_render_like_go(schema: StructuralSchema) -> None:
         'be of type int32: "float64"', BLOCKED]
 
 
-@requires_upstream
 def test_errors_follow_document_order(schema: StructuralSchema) -> None:
     forward = jobset(rjob("a", replicas=-1), ttlSecondsAfterFinished=-2)
     backward = {"apiVersion": forward["apiVersion"], "kind": "JobSet", "metadata": {"name": "js"},
@@ -343,7 +326,6 @@ IMMUTABLE_CASES = [
 ]
 
 
-@requires_upstream
 @pytest.mark.parametrize(("field", "before", "after", "kind"), IMMUTABLE_CASES, ids=[c[0] for c in IMMUTABLE_CASES])
 def test_immutable_fields_reject_changes_but_not_add_or_remove(
         schema: StructuralSchema, field: str, before: Any, after: Any, kind: str) -> None:
@@ -355,14 +337,12 @@ def test_immutable_fields_reject_changes_but_not_add_or_remove(
     assert messages(schema, jobset(rjob("a")), old) == []  # removed
 
 
-@requires_upstream
 def test_failure_policy_change_message(schema: StructuralSchema) -> None:
     old = jobset(failurePolicy={"maxRestarts": 3})
     new = jobset(failurePolicy={"maxRestarts": 3, "restartStrategy": "BlockingRecreate"})
     assert messages(schema, new, old) == ['spec.failurePolicy: Invalid value: "object": Value is immutable']
 
 
-@requires_upstream
 def test_depends_on_is_immutable_per_correlated_replicated_job(schema: StructuralSchema) -> None:
     old = jobset(rjob("a"), rjob("b"), rjob("c", dependsOn=[{"name": "a", "status": "Ready"},
                                                            {"name": "b", "status": "Ready"}]))
@@ -379,7 +359,6 @@ def test_depends_on_is_immutable_per_correlated_replicated_job(schema: Structura
         'spec.replicatedJobs[0].dependsOn: Invalid value: "array": Value is immutable']
 
 
-@requires_upstream
 def test_schema_errors_ratchet_on_unchanged_values(schema: StructuralSchema) -> None:
     old = jobset(rjob("a", replicas=-1), rjob("b"))
     relabelled = copy.deepcopy(old)
@@ -393,7 +372,6 @@ def test_schema_errors_ratchet_on_unchanged_values(schema: StructuralSchema) -> 
         "greater than or equal to 0"]
 
 
-@requires_upstream
 def test_cel_errors_ratchet_into_warnings(schema: StructuralSchema) -> None:
     old = jobset(*TWO_JOBS, startupPolicy={"startupPolicyOrder": "InOrder"})
     relabelled = copy.deepcopy(old)
@@ -407,7 +385,6 @@ def test_cel_errors_ratchet_into_warnings(schema: StructuralSchema) -> None:
         'spec: Invalid value: "object": StartupPolicy and DependsOn APIs are mutually exclusive']
 
 
-@requires_upstream
 def test_list_type_errors_ratchet_when_old_object_had_them(schema: StructuralSchema) -> None:
     old = jobset(rjob("a"), rjob("a"))
     new = copy.deepcopy(old)
@@ -416,7 +393,6 @@ def test_list_type_errors_ratchet_when_old_object_had_them(schema: StructuralSch
     assert messages(schema, new, old) == []
 
 
-@requires_upstream
 def test_status_subresource_validation(schema: StructuralSchema) -> None:
     old = jobset()
     new = jobset()
@@ -438,7 +414,6 @@ def test_status_subresource_validation(schema: StructuralSchema) -> None:
         'in body must be of type date-time: "yesterday"')
 
 
-@requires_upstream
 def test_status_string_limits(schema: StructuralSchema) -> None:
     cond = {"type": "bad type!", "status": "True", "lastTransitionTime": "2030-01-01T00:00:00Z", "reason": "R",
             "message": "m" * 32769}
@@ -454,7 +429,6 @@ def test_status_string_limits(schema: StructuralSchema) -> None:
 
 # --------------------------------------------------------------------------- release differences
 
-@requires_upstream
 def test_kube_135_omits_object_values_in_cel_errors(crd_version: Obj) -> None:
     s = StructuralSchema.from_crd_version(crd_version, kube_minor=35)
     old = jobset(failurePolicy={"maxRestarts": 1})
@@ -462,7 +436,6 @@ def test_kube_135_omits_object_values_in_cel_errors(crd_version: Obj) -> None:
     assert messages(s, new, old) == ["spec.failurePolicy: Invalid value: Value is immutable"]
 
 
-@requires_upstream
 def test_kube_136_checks_int32_range(crd_version: Obj, schema: StructuralSchema) -> None:
     big = jobset(rjob("a", replicas=2**31))
     assert messages(schema, big) == []
@@ -476,18 +449,15 @@ def test_kube_136_checks_int32_range(crd_version: Obj, schema: StructuralSchema)
 
 def _examples() -> list[tuple[str, Obj]]:
     out: list[tuple[str, Obj]] = []
-    if not CRD_PATH.is_file():
-        return out
-    for path in sorted((UPSTREAM / "examples").rglob("*.yaml")):
+    for path in sorted(EXAMPLES.rglob("*.yaml")):
         with path.open() as fh:
             for doc in yaml.load_all(fh, Loader=Loader):
                 if isinstance(doc, dict) and doc.get("kind") == "JobSet":
-                    out.append((str(path.relative_to(UPSTREAM)), doc))
+                    out.append((path.relative_to(EXAMPLES).as_posix(), doc))
     return out
 
 
-@requires_upstream
-def test_upstream_examples_pass_schema_validation(schema: StructuralSchema) -> None:
+def test_the_examples_pass_schema_validation(schema: StructuralSchema) -> None:
     examples = _examples()
     assert len(examples) >= 20
     for name, doc in examples:
@@ -698,7 +668,6 @@ PROPERTY_SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                              suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@requires_upstream
 @PROPERTY_SETTINGS
 @given(obj=valid_jobsets())
 def test_property_defaulting_is_idempotent(schema: StructuralSchema, obj: Obj) -> None:
@@ -707,7 +676,6 @@ def test_property_defaulting_is_idempotent(schema: StructuralSchema, obj: Obj) -
     assert schema.prune(once) == once
 
 
-@requires_upstream
 @PROPERTY_SETTINGS
 @given(obj=valid_jobsets())
 def test_property_prune_then_default_accepts_valid_objects(schema: StructuralSchema, obj: Obj) -> None:
@@ -716,7 +684,6 @@ def test_property_prune_then_default_accepts_valid_objects(schema: StructuralSch
     assert schema.validate(admitted, admitted) == []
 
 
-@requires_upstream
 @PROPERTY_SETTINGS
 @given(obj=valid_jobsets(), old=valid_jobsets())
 def test_property_validate_does_not_mutate(schema: StructuralSchema, obj: Obj, old: Obj) -> None:
@@ -728,7 +695,6 @@ def test_property_validate_does_not_mutate(schema: StructuralSchema, obj: Obj, o
     assert [str(e) for e in schema.validate(new, prev)] == first
 
 
-@requires_upstream
 @PROPERTY_SETTINGS
 @given(spec=json_values)
 def test_property_arbitrary_json_never_crashes(schema: StructuralSchema, spec: Any) -> None:
@@ -770,18 +736,12 @@ def test_cel_evaluation_errors_ratchet_like_failures_and_transition_rules_still_
         'spec: Invalid value: "object": limit is fixed']
 
 
-#: JobSet's CRD as this project ships it (no ../shared needed).
-LOCAL_CRD_PATH = ROOT / "jobset_ref" / "api" / "jobset_crd.json"
-
-
 @settings(max_examples=150, deadline=None)
 @given(spec=json_values, status=json_values)
 def test_property_the_decoders_type_check_is_validations_type_errors(spec: Any, status: Any) -> None:
     """A custom resource's decoding refuses values of the wrong JSON type with exactly the type
     errors full validation would report, from the schema pass alone (no CEL run)."""
-    import json
-
-    schema = StructuralSchema.from_crd_version(json.loads(LOCAL_CRD_PATH.read_text())["spec"]["versions"][0])
+    schema = StructuralSchema.from_crd_version(json.loads(CRD_PATH.read_text())["spec"]["versions"][0])
     obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
            "spec": spec, "status": status}
     admitted = schema.default(schema.prune(obj))

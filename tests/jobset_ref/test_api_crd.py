@@ -14,6 +14,7 @@ import yaml
 from jobset_ref.api.crd import CRD_PATH, generate_crd, jobset_crd, main, openapi_schema, render_crd
 from jobset_ref.api.models import ReplicatedJob
 
+#: Beside the clone, when present: these comparisons are the one thing a plain clone cannot run.
 UPSTREAM_CRD = pathlib.Path(__file__).resolve().parents[3] / "shared" / "upstream" / "crd" / "jobset.x-k8s.io_jobsets.yaml"
 
 #: Schema keywords compared at every node.
@@ -32,7 +33,8 @@ ALLOWED_DIFFERENCES: dict[str, str] = {}
 @pytest.fixture(scope="module")
 def upstream() -> dict[str, Any]:
     if not UPSTREAM_CRD.is_file():
-        pytest.skip(f"upstream CRD not available at {UPSTREAM_CRD}")
+        pytest.skip(f"needs the upstream JobSet CRD at {UPSTREAM_CRD} (../shared/upstream beside the clone) to "
+                    f"compare ours with it field by field")
     return yaml.safe_load(UPSTREAM_CRD.read_text())
 
 
