@@ -71,7 +71,9 @@ class WebhookConfigurationStrategy(Strategy):
                 errors.append(FieldError.duplicate(f"{path}.name", name))
             else:
                 seen.add(str(name))
-            config = hook.get("clientConfig") if isinstance(hook.get("clientConfig"), dict) else {}
+            config = hook.get("clientConfig")
+            if not isinstance(config, dict):
+                config = {}
             if bool(config.get("url")) == bool(config.get("service")):
                 errors.append(FieldError.required(f"{path}.clientConfig", "exactly one of url or service is required"))
             versions = hook.get("admissionReviewVersions")
