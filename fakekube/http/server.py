@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, urlsplit
 from fakekube._core.served_time import RATE_HEADER, TIME_HEADER, WAKE_HEADER, parse_wake
 from fakekube.clock import format_micro_time, to_datetime
 from fakekube.errors import BadRequest
-from fakekube.http.clocks import ClockDriver, make_clock, wall
+from fakekube.http.clocks import ClockDriver, QuiescentClock, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
 from fakekube.http.watch import DEFAULT_LIMIT, WatchQueue
@@ -190,17 +190,28 @@ class ClusterServer:
         with self._watches_lock:
             return len(self._watches)
 
-    def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-        """Poll ``predicate`` (under the cluster lock) every ``interval`` WALL seconds until it is truthy.
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float | None = None) -> Any:
+        """Poll ``predicate`` every ``interval`` WALL seconds until it is truthy.
 
         Returns its value; raises the builtin ``TimeoutError`` after ``timeout`` wall seconds. For
         waiting on a client outside the test thread (an operator, kubectl in a subprocess).
+
+        The predicate runs WITHOUT the cluster lock, so it may ask the served cluster through a
+        client (kubectl, the ``kubernetes`` client) while handlers and the clock go on. Each
+        harness call in it (``cluster.get``, ``cluster.events``...) is atomic on its own; to read
+        several things at one instant, take ``server.lock`` inside the predicate around those
+        reads (never around a client's request: the server needs the lock to answer it).
+
+        ``interval`` defaults to 0.01, and under the quiescent clock to twice its ``quiet_ms``: a
+        predicate that asks the server is a request, and polling faster than ``quiet_ms`` would
+        keep the clock from ever finding the cluster quiet.
         """
+        if interval is None:
+            interval = max(0.01, 2 * self.clock.quiet) if isinstance(self.clock, QuiescentClock) else 0.01
         deadline = wall() + timeout
         stop = threading.Event()
         while True:
-            with self.lock:
-                value = predicate()
+            value = predicate()
             if value:
                 return value
             if wall() >= deadline:
