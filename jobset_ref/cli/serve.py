@@ -27,11 +27,15 @@ def add_parser(sub: Any) -> None:
     srv.add_argument("--clock", choices=("manual", "realtime", "quiescent"), default="realtime",
                      help="what moves virtual time: realtime (default; --speed virtual s per wall s), "
                           "quiescent (jumps when no request came for --quiet-ms), manual (never)")
-    srv.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall second (realtime clock)")
+    srv.add_argument("--speed", type=float, default=1.0,
+                     help="virtual seconds per wall second under the realtime clock (default 1)")
     srv.add_argument("--quiet-ms", type=float, default=50.0, help="quiet wall milliseconds before a jump "
                                                                   "(quiescent clock)")
     srv.add_argument("--no-controller", action="store_true",
                      help="install the JobSet CRD and webhooks only; another controller reconciles")
+    srv.add_argument("--no-tls", action="store_true",
+                     help="serve plain HTTP (default: HTTPS with a CA drawn for this server, written into the "
+                          "kubeconfig as certificate-authority-data, as kube-apiserver serves)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     kubeconfig = Path(args.kubeconfig or "kubeconfig.fakekube").resolve()
     try:
         server = cluster.serve(host=args.host, port=args.port, clock=args.clock, speed=args.speed,
-                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig)
+                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig, tls=not args.no_tls)
     except OSError as err:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     stop = threading.Event()
