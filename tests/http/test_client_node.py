@@ -45,9 +45,12 @@ def _client_node() -> Path:
         if not marker.exists():
             assert NPM is not None
             (root / "package.json").write_text('{"private": true}\n')
-            done = subprocess.run([NPM, "install", "--no-audit", "--no-fund", "--silent",
-                                   f"@kubernetes/client-node@{VERSION}"], cwd=root, capture_output=True,
-                                  text=True, timeout=300, check=False)
+            try:
+                done = subprocess.run([NPM, "install", "--no-audit", "--no-fund", "--silent",
+                                       f"@kubernetes/client-node@{VERSION}"], cwd=root, capture_output=True,
+                                      text=True, timeout=300, check=False)
+            except subprocess.TimeoutExpired:
+                pytest.skip(f"npm did not install @kubernetes/client-node@{VERSION} within 300 s (no registry?)")
             if done.returncode != 0 or not marker.exists():
                 pytest.skip(f"npm could not install @kubernetes/client-node@{VERSION} into {root}: "
                             f"{(done.stderr or done.stdout).strip()[-300:]}")
