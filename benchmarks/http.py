@@ -3,7 +3,6 @@ and fan-out to many watchers, with the in-process call beside each."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import statistics
 import subprocess
@@ -26,7 +25,7 @@ cluster = FakeCluster(seed=0)
 t2 = time.perf_counter()
 server = cluster.serve()
 import http.client
-conn = http.client.HTTPConnection(server.host, server.port)
+conn = server.connect(timeout=None)
 conn.request("GET", "/api/v1/namespaces/default/configmaps")
 conn.getresponse().read()
 t3 = time.perf_counter()
@@ -66,7 +65,7 @@ def request_rates(n: int) -> dict[str, float]:
     cluster = FakeCluster(seed=0, simulate=False)
     out: dict[str, float] = {}
     with cluster.serve() as server:
-        conn = http.client.HTTPConnection(server.host, server.port)
+        conn = server.connect(timeout=None)
 
         def http_create(i: int) -> None:
             conn.request("POST", CM, body=json.dumps(_configmap(f"h{i}")), headers={"Content-Type": "application/json"})
@@ -89,7 +88,7 @@ def request_rates(n: int) -> dict[str, float]:
 
 def _reader(server: Any, path: str, count: int, arrived: list[float],
             signal: threading.Condition | None = None) -> threading.Thread:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=60)
+    conn = server.connect(timeout=60)
     conn.request("GET", path)
     resp = conn.getresponse()
 
@@ -115,7 +114,7 @@ def watch_latency(writes: int) -> float:
         arrived: list[float] = []
         signal = threading.Condition()
         reader = _reader(server, f"{CM}?watch=true&resourceVersion={cluster.api.store.rv}", writes, arrived, signal)
-        conn = http.client.HTTPConnection(server.host, server.port)
+        conn = server.connect(timeout=None)
         sent = []
         for i in range(writes):
             seen = len(arrived)
@@ -136,7 +135,7 @@ def watch_fan_out(watchers: int, writes: int) -> float:
         arrivals: list[list[float]] = [[] for _ in range(watchers)]
         threads = [_reader(server, f"{CM}?watch=true&resourceVersion={rv}", writes, arrivals[i])
                    for i in range(watchers)]
-        conn = http.client.HTTPConnection(server.host, server.port)
+        conn = server.connect(timeout=None)
         start = time.perf_counter()
         for i in range(writes):
             conn.request("POST", CM, body=json.dumps(_configmap(f"f{i}")), headers={"Content-Type": "application/json"})

@@ -518,19 +518,20 @@ class FakeCluster:
 
     # ================================================================== HTTP
     def serve(self, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual", speed: float = 1.0,
-              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None) -> ClusterServer:
+              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None, tls: bool = True) -> ClusterServer:
         """Serve this cluster over HTTP to real clients; use as a context manager.
 
         ``port=0`` picks a free port. ``clock``: ``manual`` (time moves only when the test calls
         ``advance``/``run_until``), ``realtime`` (``speed`` virtual seconds per wall second) or
         ``quiescent`` (time jumps to the next due event once no request came for ``quiet_ms``
         wall milliseconds). ``kubeconfig`` is where to write the kubeconfig (default: a
-        temporary file removed on close).
+        temporary file removed on close). ``tls``: serve HTTPS with a CA drawn for this server
+        (default, as kube-apiserver; the kubeconfig trusts it), or plain HTTP with ``tls=False``.
         """
         from fakekube.http.server import ClusterServer
 
         return ClusterServer(self, host=host, port=port, clock=clock, speed=speed, quiet_ms=quiet_ms,
-                             kubeconfig=kubeconfig)
+                             kubeconfig=kubeconfig, tls=tls)
 
     def __repr__(self) -> str:
         return f"<FakeCluster seed={self.seed} t={self.elapsed:g}s simulate={self.simulate}>"

@@ -47,7 +47,7 @@ def test_the_serve_command_and_kubectl(tmp_path: Path) -> None:
     try:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url), url
+        assert re.fullmatch(r"https://127\.0\.0\.1:\d+", url), url
         command = shell.group(2).split()
         env[command[0].split("=")[0]] = str(tmp_path / command[0].split("=")[1])
         out = subprocess.run([kubectl, *command[2:]], cwd=tmp_path, env=env, capture_output=True, text=True,

@@ -1,7 +1,10 @@
 """Virtual time: integer nanoseconds since a fixed epoch.
 
 Nothing in fakekube reads the wall clock. ``EPOCH`` is far from any real date so that a value
-leaking from the wall clock stands out in a trace.
+leaking from the wall clock stands out in a trace. A process that serves a cluster to people
+(``jobset-ref serve``) may move the epoch once, before it makes its cluster, with
+:func:`set_epoch` (to the wall clock's now, so kubectl's client-side ages read naturally); every
+other use (tests, fixtures, simulations) keeps ``EPOCH`` and byte-identical traces.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ __all__ = [
     "MILLISECOND",
     "SECOND",
     "SimTime",
+    "epoch",
+    "epoch_unix_ns",
     "format_micro_time",
     "format_offset",
     "format_time",
     "parse_duration",
     "parse_time",
     "seconds",
+    "set_epoch",
     "to_datetime",
     "to_seconds",
 ]
@@ -30,6 +36,34 @@ SimTime = int
 SECOND: SimTime = 1_000_000_000
 MILLISECOND: SimTime = 1_000_000
 EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
+"""The default epoch: virtual instant 0. Always this value; the epoch in force is :func:`epoch`."""
+
+_epoch = EPOCH
+_epoch_unix_ns = int(EPOCH.timestamp()) * SECOND
+
+
+def epoch() -> datetime:
+    """The instant virtual time 0 stands for in this process (``EPOCH`` unless :func:`set_epoch`)."""
+    return _epoch
+
+
+def epoch_unix_ns() -> int:
+    """:func:`epoch` as Unix nanoseconds."""
+    return _epoch_unix_ns
+
+
+def set_epoch(when: datetime) -> datetime:
+    """Make ``when`` (an aware datetime, cut to whole seconds) virtual instant 0 for this whole
+    process; returns the previous epoch. Call it before any cluster exists: times already written
+    into objects keep the epoch they were written with."""
+    global _epoch, _epoch_unix_ns
+    if not isinstance(when, datetime) or when.tzinfo is None:
+        raise ValueError(f"the epoch must be an aware datetime (with a time zone), got {when!r}")
+    previous = _epoch
+    _epoch = when.astimezone(UTC).replace(microsecond=0)
+    _epoch_unix_ns = int(_epoch.timestamp()) * SECOND
+    _FORMATTED.clear()
+    return previous
 
 
 def seconds(value: float) -> SimTime:
@@ -66,7 +100,7 @@ def to_seconds(t: SimTime) -> float:
 
 def to_datetime(t: SimTime) -> datetime:
     """The aware UTC datetime of a virtual instant (microsecond precision)."""
-    return EPOCH + timedelta(microseconds=t // 1000)
+    return _epoch + timedelta(microseconds=t // 1000)
 
 
 _FORMATTED: dict[int, str] = {}  # whole virtual seconds -> their metav1.Time text (hot: every write)
@@ -79,7 +113,7 @@ def format_time(t: SimTime) -> str:
     if text is None:
         if len(_FORMATTED) >= 4096:
             _FORMATTED.clear()
-        text = _FORMATTED[whole] = (EPOCH + timedelta(seconds=whole)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        text = _FORMATTED[whole] = (_epoch + timedelta(seconds=whole)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return text
 
 
@@ -91,12 +125,15 @@ def format_micro_time(t: SimTime) -> str:
 def parse_time(text: str) -> SimTime:
     """Inverse of :func:`format_time` / :func:`format_micro_time` (for times written by the fake)."""
     value = text.replace("Z", "+00:00")
-    delta = datetime.fromisoformat(value) - EPOCH
+    delta = datetime.fromisoformat(value) - _epoch
     return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1000
 
 
 def format_offset(t: SimTime) -> str:
-    """Elapsed virtual time as ``HH:MM:SS.mmm`` (the trace's time column)."""
+    """Elapsed virtual time as ``HH:MM:SS.mmm`` (the trace's time column); a negative ``t`` (a
+    remote client's clock before its epoch) with a leading ``-``."""
+    if t < 0:
+        return "-" + format_offset(-t)
     total_ms = t // MILLISECOND
     ms = total_ms % 1000
     s = total_ms // 1000

@@ -31,7 +31,7 @@ from fakekube.errors import UsageError
 if TYPE_CHECKING:
     from fakekube.cluster import FakeCluster
 
-__all__ = ["CLOCKS", "ClockDriver", "make_clock"]
+__all__ = ["CLOCKS", "ClockDriver", "QuiescentClock", "RealtimeClock", "make_clock"]
 
 CLOCKS = ("manual", "realtime", "quiescent")
 REALTIME_TICK = 0.01  # wall seconds between two realtime steps

@@ -266,9 +266,25 @@ def _discovery_group(group: str, versions: list[tuple[str, list[ResourceType]]])
 _SNAPSHOTS: weakref.WeakKeyDictionary[Registry, _Snapshot] = weakref.WeakKeyDictionary()
 
 
+_VIEWS: weakref.WeakKeyDictionary[ResourceType, ResourceType] = weakref.WeakKeyDictionary()
+
+
+def _events_v1(core: ResourceType) -> ResourceType:
+    """``events.k8s.io/v1`` Events, served over the core ``events`` resource (see
+    :mod:`fakekube.http.events_v1`): listed in discovery beside it, never in the registry."""
+    view = _VIEWS.get(core)
+    if view is None:
+        view = _VIEWS[core] = ResourceType("events.k8s.io", "v1", "Event", "events", namespaced=True,
+                                           strategy=core.strategy, short_names=core.short_names)
+    return view
+
+
 def _snapshot(registry: Registry) -> _Snapshot:
     """The documents of the registry's current resources (rebuilt only when they changed)."""
     resources = tuple(registry.all())
+    core_events = registry.by_key("events")
+    if core_events is not None:
+        resources += (_events_v1(core_events),)
     snap = _SNAPSHOTS.get(registry)
     if snap is None or snap.resources != resources:
         snap = _SNAPSHOTS[registry] = _Snapshot(resources)

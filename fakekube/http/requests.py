@@ -7,9 +7,10 @@ generic message (the traceback goes to ``ClusterServer.errors``, never on the wi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -18,12 +19,13 @@ from fakekube.apiserver.field_manager import WriteInfo
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError, BadRequest, MethodNotAllowed, NotFound, SimulationError, UsageError
-from fakekube.http import discovery, openapi_v3, tables
+from fakekube.http import discovery, events_v1, openapi_v3, tables
 from fakekube.http.clocks import wall
 from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
 from fakekube.http.pod_logs import read_log
 from fakekube.http.routing import RequestInfo, parse_resource_path
+from fakekube.machinery import patch as patching
 from fakekube.machinery import wire
 
 if TYPE_CHECKING:
@@ -50,6 +52,8 @@ PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json",
                "application/strategic-merge-patch+json", APPLY_PATCH, "application/apply-patch+cbor")
 HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
 NOT_FOUND_MESSAGE = "the server could not find the requested resource"
+#: A view's conversion of stored objects to the wire form it serves (``events.k8s.io/v1`` Events).
+View = Callable[[dict[str, Any]], dict[str, Any]]
 PROTOBUF_MESSAGE = (
     "the body of the request was in an unknown format - accepted media types include: application/json, "
     "application/yaml (this fake API server does not decode protobuf: imperative `kubectl create <kind>` "
@@ -221,6 +225,8 @@ class RequestHandler:
                     else Response.status(_status(405, "MethodNotAllowed", "the server does not allow this method "
                                                  "on the requested resource", {}))
             return self._document(clean, headers)
+        if info.group == events_v1.GROUP and info.resource == "events":
+            return self._events_v1(info, query, headers, rfile)
         with self.lock:
             rt = self._resource_type(info)
         if info.verb in ("get", "list", "watch"):
@@ -229,6 +235,25 @@ class RequestHandler:
             return self._read(rt, info, query, headers)
         body = read_body(headers, rfile)
         return self._write(rt, info, query, headers, body)
+
+    def _events_v1(self, info: RequestInfo, query: dict[str, str], headers: Message, rfile: BinaryIO) -> Response:
+        """``events.k8s.io/v1`` Events: the core ``events`` resource, each object converted on the
+        way in and out (:mod:`fakekube.http.events_v1`)."""
+        if info.version != events_v1.VERSION or info.subresource is not None \
+                or (info.namespace is None and info.verb not in ("list", "watch", "deletecollection")):
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        with self.lock:
+            rt = self.api.registry.by_key("events")
+        if rt is None:
+            raise NotFound(NOT_FOUND_MESSAGE, details={})
+        if query.get("fieldSelector"):
+            query = {**query, "fieldSelector": events_v1.field_selector(query["fieldSelector"]) or ""}
+        core = dataclasses.replace(info, group="", version="v1")
+        if info.verb == "watch":
+            return self._watch(rt, core, query, headers, view=events_v1.to_v1)
+        if info.verb in ("get", "list"):
+            return self._read(rt, core, query, headers, view=events_v1.to_v1)
+        return self._write(rt, core, query, headers, read_body(headers, rfile), view=events_v1.to_v1)
 
     def _not_found(self) -> Response:
         return Response.status(_status(404, "NotFound", NOT_FOUND_MESSAGE, {}))
@@ -276,7 +301,8 @@ class RequestHandler:
         return rt
 
     # ------------------------------------------------------------------ reads
-    def _read(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
+    def _read(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message,
+              view: View | None = None) -> Response:
         table = tables.table_version(headers.get("Accept"))
         with self.lock:
             if info.verb == "get":
@@ -287,7 +313,7 @@ class RequestHandler:
                                                   limit=_int_param(query, "limitBytes")))
                 if table:
                     return Response.json(self._table(rt, [obj], table, query))
-                return Response.json(obj)
+                return Response.json(view(obj) if view else obj)
             limit = _int_param(query, "limit")
             key = (rt.key, info.namespace or "", query.get("labelSelector", ""), query.get("fieldSelector", ""))
 
@@ -303,6 +329,10 @@ class RequestHandler:
                 meta["remainingItemCount"] = page.remaining
             if table:
                 doc = self._table(rt, page.items, table, query, list_metadata=meta)
+            elif view is not None:
+                items = [view(o) for o in page.items]
+                doc = {"kind": f"{rt.kind}List", "apiVersion": items[0]["apiVersion"] if items else
+                       view({})["apiVersion"], "metadata": meta, "items": items}
             else:
                 doc = {"kind": f"{rt.kind}List", "apiVersion": rt.api_version, "metadata": meta, "items": page.items}
         return Response.json(doc)
@@ -321,7 +351,8 @@ class RequestHandler:
                             list_metadata=list_metadata, api_version=api_version)
 
     # ------------------------------------------------------------------ watch
-    def _watch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message) -> Response:
+    def _watch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message,
+               view: View | None = None) -> Response:
         table = tables.table_version(headers.get("Accept"))
         timeout = _float_param(query, "timeoutSeconds")
         bookmarks = query.get("allowWatchBookmarks", "").lower() in ("true", "1")
@@ -347,6 +378,8 @@ class RequestHandler:
             if table and event.type in ("ADDED", "MODIFIED", "DELETED"):
                 obj = self._table(rt, [obj], table, query, headers=first_row[0], now=at)
                 first_row[0] = False
+            elif view is not None and event.type in ("ADDED", "MODIFIED", "DELETED"):
+                obj = view(obj)
             return _dumps({"type": event.type, "object": obj}) + b"\n"
 
         def bookmark() -> bytes | None:
@@ -354,7 +387,8 @@ class RequestHandler:
                 if watch.pending or len(queue):
                     return None
                 rv = str(self.api.store.rv)
-            return _dumps({"type": "BOOKMARK", "object": {"kind": rt.kind, "apiVersion": rt.api_version,
+            api_version = view({})["apiVersion"] if view is not None else rt.api_version
+            return _dumps({"type": "BOOKMARK", "object": {"kind": rt.kind, "apiVersion": api_version,
                                                           "metadata": {"resourceVersion": rv}}}) + b"\n"
 
         def stream() -> Iterator[bytes]:
@@ -389,10 +423,12 @@ class RequestHandler:
 
     # ------------------------------------------------------------------ writes
     def _write(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message,
-               raw: bytes) -> Response:
+               raw: bytes, view: View | None = None) -> Response:
         dry_run = _dry_run(query)
         content_type = headers.get("Content-Type") or ""
         verb = info.verb
+        if view is not None and verb in ("patch", "create", "update"):
+            return self._write_events_v1(rt, info, query, headers, raw, dry_run)
         if verb == "patch":
             media = _media(content_type)
             if media == PROTOBUF:
@@ -417,7 +453,7 @@ class RequestHandler:
             return _answer(result, 201 if write.created else 200, write)
         if verb in ("delete", "deletecollection"):
             options = decode_body(raw, content_type) if raw.strip() else {}
-            return self._delete(rt, info, query, options if isinstance(options, dict) else {}, dry_run)
+            return self._delete(rt, info, query, options if isinstance(options, dict) else {}, dry_run, view)
         write = WriteInfo()
         body = decode_body(raw, content_type, write.duplicates) if raw.strip() else None
         if not isinstance(body, dict):
@@ -450,6 +486,53 @@ class RequestHandler:
             self.cluster.loop.run_until_idle()
         return _answer(result, code, write)
 
+    def _write_events_v1(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], headers: Message,
+                         raw: bytes, dry_run: bool) -> Response:
+        """A create, update or patch of an ``events.k8s.io/v1`` Event: the body (for a patch: the
+        stored Event in this version, patched) is checked by this version's rules, converted to
+        core and written as a core create or update."""
+        write = WriteInfo()
+        options = self._options(query, headers)
+        with self.lock:
+            if info.verb == "patch":
+                media = _media(headers.get("Content-Type"))
+                if media not in PATCH_TYPES[:3]:
+                    return Response.status(_status(415, "UnsupportedMediaType", "the body of the request was in an "
+                                                   "unknown format - accepted media types include: "
+                                                   + ", ".join(PATCH_TYPES[:3])
+                                                   + " (this fake API server does not apply server-side to "
+                                                   "events.k8s.io/v1 Events: use core v1 Events)"))
+                old = self.api.get(rt, info.name or "", info.namespace, copy=False)
+                body = patching.apply_patch(events_v1.to_v1(old), raw, media, resource=rt.key, share=False)
+                if not isinstance(body, dict):
+                    raise BadRequest("the patch produced an object that is not a JSON object")
+            else:
+                decoded = decode_body(raw, headers.get("Content-Type") or "", write.duplicates) if raw.strip() else None
+                if not isinstance(decoded, dict):
+                    raise BadRequest("the body of the request must be a JSON object" + ("" if raw.strip() else ", not empty"))
+                body = decoded
+            meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+            name = str(meta.get("name") or meta.get("generateName") or "")
+            if info.verb == "update" and meta.get("name") != info.name:
+                raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL "
+                                 f"({info.name})")
+            unknown = events_v1.unknown_core_names(body)
+            if unknown and options["field_validation"] == "Strict":
+                raise BadRequest('Event in version "v1" cannot be handled as a Event: strict decoding error: '
+                                 + ", ".join(f'unknown field "{f}"' for f in unknown))
+            events_v1.validate(body, name)
+            core = events_v1.to_core(body)
+            if info.verb == "create":
+                result = self.api.create(rt, core, namespace=info.namespace, dry_run=dry_run, info=write, **options)
+                code = 201
+            else:
+                result = self.api.update(rt, core, namespace=info.namespace, dry_run=dry_run, info=write, **options)
+                code = 200
+            self.cluster.loop.run_until_idle()
+        if options["field_validation"] != "Ignore":
+            write.warnings.extend(f'unknown field "{f}"' for f in unknown)
+        return _answer(events_v1.to_v1(result), code, write)
+
     @staticmethod
     def _options(query: dict[str, str], headers: Message) -> dict[str, Any]:
         """``fieldManager`` (absent: "" -- the write is named after its User-Agent, as upstream),
@@ -458,7 +541,7 @@ class RequestHandler:
                 "user_agent": headers.get("User-Agent") or ""}
 
     def _delete(self, rt: ResourceType, info: RequestInfo, query: dict[str, str], options: dict[str, Any],
-                dry_run: bool) -> Response:
+                dry_run: bool, view: View | None = None) -> Response:
         policy = options.get("propagationPolicy") or query.get("propagationPolicy") or None
         orphan = options.get("orphanDependents")
         if orphan is None and "orphanDependents" in query:
@@ -486,15 +569,18 @@ class RequestHandler:
                         continue
                     deleted.append(obj)
                 self.cluster.loop.run_until_idle()
-                return Response.json({"kind": f"{rt.kind}List", "apiVersion": rt.api_version,
+                return Response.json({"kind": f"{rt.kind}List",
+                                      "apiVersion": view({})["apiVersion"] if view else rt.api_version,
                                       "metadata": {"resourceVersion": str(self.api.store.rv)},
-                                      "items": deleted})
+                                      "items": [view(o) for o in deleted] if view else deleted})
             result = self.api.delete(rt, info.name or "", namespace=info.namespace, propagation_policy=policy,
                                      grace_period_seconds=grace, preconditions=preconditions, dry_run=dry_run)
             lingering = not dry_run and self.api.store.get(rt.key, info.namespace or "", info.name or "") is not None
             self.cluster.loop.run_until_idle()
         # As kube-apiserver: 202 only for an object not yet gone whose deletion asked orphanDependents=false
         # (answering 202 for every lingering object would break existing clients, upstream says).
+        if view is not None and result.get("kind") == rt.kind:
+            result = view(result)
         return Response.json(result, 202 if lingering and orphan is False else 200)
 
 

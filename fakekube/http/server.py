@@ -6,6 +6,9 @@ when asked). One lock serialises requests, harness calls from the test thread an
 driver against the event loop; every write is settled (``run_until_idle``) before its answer
 is sent. Watch streams take their events from bounded queues the loop fills.
 
+TLS is the default, as kube-apiserver serves (:mod:`fakekube.http.tls`: a CA drawn per server); each
+accepted connection's handshake runs on its own handler thread, never on the accepting one.
+
 The standard library's threading server is used (see ``docs/http.md`` for the measurements
 behind that choice): it starts in a millisecond, needs no event loop of its own, and with
 ``TCP_NODELAY`` answers a keep-alive GET in well under a millisecond.
@@ -14,11 +17,13 @@ behind that choice): it starts in a millisecond, needs no event loop of its own,
 from __future__ import annotations
 
 import hmac
+import http.client
 import json
 import os
 import secrets
 import shutil
 import socket
+import ssl
 import tempfile
 import threading
 import traceback
@@ -33,9 +38,10 @@ from urllib.parse import parse_qsl, urlsplit
 from fakekube._core.served_time import RATE_HEADER, TIME_HEADER, WAKE_HEADER, parse_wake
 from fakekube.clock import format_micro_time, to_datetime
 from fakekube.errors import BadRequest
-from fakekube.http.clocks import ClockDriver, make_clock, wall
+from fakekube.http.clocks import ClockDriver, QuiescentClock, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
+from fakekube.http.tls import ServerTLS, make_tls
 from fakekube.http.watch import DEFAULT_LIMIT, WatchQueue
 
 if TYPE_CHECKING:
@@ -44,6 +50,10 @@ if TYPE_CHECKING:
 __all__ = ["ClusterServer", "http_date"]
 
 IDLE_TIMEOUT = 60.0  # wall seconds a keep-alive connection may sit idle
+HANDSHAKE_TIMEOUT = 10.0  # wall seconds a client has for its TLS handshake
+#: Go's net/http answers plain HTTP on a TLS port with this (kube-apiserver does).
+PLAIN_HTTP_ON_TLS = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a handshake
 
 
 def http_date(t: int) -> str:
@@ -56,8 +66,9 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], app: ClusterServer) -> None:
+    def __init__(self, address: tuple[str, int], app: ClusterServer, tls: ssl.SSLContext | None) -> None:
         self.app = app
+        self.tls = tls
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
         super().__init__(address, _Handler)
@@ -65,9 +76,15 @@ class _HTTPServer(ThreadingHTTPServer):
     def get_request(self) -> tuple[socket.socket, Any]:
         sock, addr = super().get_request()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.tls is not None:  # the handshake itself runs on the handler's thread (_Handler.setup)
+            sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         with self.connections_lock:
             self.connections.add(sock)
         return sock, addr
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection's failure goes to ``ClusterServer.errors``, never to stderr."""
+        self.app.errors.append(traceback.format_exc())
 
     def shutdown_request(self, request: Any) -> None:
         with self.connections_lock:
@@ -93,6 +110,28 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.app.idle_timeout
         super().setup()
+        self.handshaken = True
+        if isinstance(self.connection, ssl.SSLSocket):
+            self.handshaken = self._handshake(self.connection)
+
+    def _handshake(self, conn: ssl.SSLSocket) -> bool:
+        """Complete the TLS handshake; a client speaking plain HTTP gets Go's plain-text 400, and
+        one that fails the handshake (an untrusted CA, a port scan) is dropped."""
+        conn.settimeout(HANDSHAKE_TIMEOUT)
+        try:
+            first = socket.socket.recv(conn, 1, socket.MSG_PEEK)  # the raw bytes, under the TLS layer
+            if first and first[0] != TLS_HANDSHAKE:
+                socket.socket.sendall(conn, PLAIN_HTTP_ON_TLS)
+                return False
+            conn.do_handshake()
+        except (OSError, ValueError):  # ssl.SSLError is an OSError
+            return False
+        conn.settimeout(self.timeout)
+        return True
+
+    def handle(self) -> None:
+        if self.handshaken:
+            super().handle()
 
     def date_time_string(self, timestamp: float | None = None) -> str:
         """Every response's ``Date`` is the cluster's virtual time, so a client out of process (the
@@ -138,9 +177,11 @@ class _Handler(BaseHTTPRequestHandler):
 class ClusterServer:
     """A running HTTP server for one cluster; use as a context manager.
 
-    ``url`` is ``http://127.0.0.1:<port>``; ``kubeconfig`` the path of a kubeconfig written for it
-    (cluster, context and user ``fakekube``, namespace ``default``, the user's bearer token
-    ``token``).
+    ``url`` is ``https://127.0.0.1:<port>`` (``http://`` with ``tls=False``); ``kubeconfig`` the
+    path of a kubeconfig written for it (cluster, context and user ``fakekube``, namespace
+    ``default``, the user's bearer token ``token``, the server's CA as
+    ``certificate-authority-data``). For raw HTTP: ``ca_file`` (the CA's PEM), ``ssl_context`` (a
+    client context that trusts it) and ``connect()`` (an ``http.client`` connection to the server).
 
     Authentication is kube-apiserver's with anonymous requests allowed: a request without an
     ``Authorization`` header is served, and one that presents anything but this server's own
@@ -151,7 +192,8 @@ class ClusterServer:
 
     def __init__(self, cluster: FakeCluster, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual",
                  speed: float = 1.0, quiet_ms: float = 50.0, kubeconfig: str | os.PathLike[str] | None = None,
-                 idle_timeout: float = IDLE_TIMEOUT, watch_queue_limit: int | None = None) -> None:
+                 idle_timeout: float = IDLE_TIMEOUT, watch_queue_limit: int | None = None,
+                 tls: bool = True) -> None:
         self.cluster = cluster
         self.lock: threading.RLock = cluster.lock
         self.clock: ClockDriver = make_clock(cluster, self.lock, clock, speed=speed, quiet_ms=quiet_ms)
@@ -162,16 +204,21 @@ class ClusterServer:
         self._watches_lock = threading.Lock()
         self.watch_queue_limit = watch_queue_limit
         self._handler = RequestHandler(self)
-        self._httpd = _HTTPServer((host, port), self)
+        self._tmpdir = tempfile.mkdtemp(prefix="fakekube-")
+        self._tls: ServerTLS | None = make_tls(host, self._tmpdir) if tls else None
+        try:
+            self._httpd = _HTTPServer((host, port), self, self._tls.server_context if self._tls else None)
+        except BaseException:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            raise
         self.host, self.port = self._httpd.server_address[:2]
-        self._tmpdir: str | None = None
         if kubeconfig is None:
-            self._tmpdir = tempfile.mkdtemp(prefix="fakekube-")
             kubeconfig = Path(self._tmpdir) / "kubeconfig"
         self.kubeconfig = str(kubeconfig)
         self.token = secrets.token_urlsafe(24)  # not the simulation's randomness: no seed decides it
         self._authorization = f"Bearer {self.token}"
-        write_kubeconfig(self.kubeconfig, self.url, token=self.token)
+        write_kubeconfig(self.kubeconfig, self.url, token=self.token,
+                         ca_pem=self._tls.ca_pem if self._tls else None)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name=f"fakekube-http-{self.port}", daemon=True)
         self._closed = False
@@ -182,7 +229,30 @@ class ClusterServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in str(self.host) else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self._tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def tls(self) -> bool:
+        """Whether the server speaks TLS (the default)."""
+        return self._tls is not None
+
+    @property
+    def ca_file(self) -> str | None:
+        """The path of the server's CA certificate (PEM), for ``curl --cacert``; ``None`` without TLS.
+        Removed on close."""
+        return self._tls.ca_file if self._tls else None
+
+    @property
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """A client-side ``ssl.SSLContext`` that trusts the server's CA; ``None`` without TLS."""
+        return self._tls.client_context if self._tls else None
+
+    def connect(self, timeout: float | None = 10.0) -> http.client.HTTPConnection:
+        """A new ``http.client`` connection to the server (HTTPS with :attr:`ssl_context` over TLS)."""
+        if self._tls is not None:
+            return http.client.HTTPSConnection(str(self.host), self.port, timeout=timeout,
+                                               context=self._tls.client_context)
+        return http.client.HTTPConnection(str(self.host), self.port, timeout=timeout)
 
     @property
     def open_watches(self) -> int:
@@ -190,17 +260,28 @@ class ClusterServer:
         with self._watches_lock:
             return len(self._watches)
 
-    def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-        """Poll ``predicate`` (under the cluster lock) every ``interval`` WALL seconds until it is truthy.
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, interval: float | None = None) -> Any:
+        """Poll ``predicate`` every ``interval`` WALL seconds until it is truthy.
 
         Returns its value; raises the builtin ``TimeoutError`` after ``timeout`` wall seconds. For
         waiting on a client outside the test thread (an operator, kubectl in a subprocess).
+
+        The predicate runs WITHOUT the cluster lock, so it may ask the served cluster through a
+        client (kubectl, the ``kubernetes`` client) while handlers and the clock go on. Each
+        harness call in it (``cluster.get``, ``cluster.events``...) is atomic on its own; to read
+        several things at one instant, take ``server.lock`` inside the predicate around those
+        reads (never around a client's request: the server needs the lock to answer it).
+
+        ``interval`` defaults to 0.01, and under the quiescent clock to twice its ``quiet_ms``: a
+        predicate that asks the server is a request, and polling faster than ``quiet_ms`` would
+        keep the clock from ever finding the cluster quiet.
         """
+        if interval is None:
+            interval = max(0.01, 2 * self.clock.quiet) if isinstance(self.clock, QuiescentClock) else 0.01
         deadline = wall() + timeout
         stop = threading.Event()
         while True:
-            with self.lock:
-                value = predicate()
+            value = predicate()
             if value:
                 return value
             if wall() >= deadline:
@@ -222,8 +303,7 @@ class ClusterServer:
         self._httpd.close_connections()
         self._httpd.server_close()
         self._thread.join(timeout=5)
-        if self._tmpdir is not None:
-            shutil.rmtree(self._tmpdir, ignore_errors=True)
+        shutil.rmtree(self._tmpdir, ignore_errors=True)
 
     def __enter__(self) -> ClusterServer:
         return self

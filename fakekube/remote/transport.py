@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from fakekube._core.served_time import RATE_HEADER, TIME_HEADER
-from fakekube.clock import EPOCH, SECOND, SimTime, parse_time
+from fakekube.clock import SECOND, SimTime, epoch, parse_time
 from fakekube.errors import ApiError, InternalError
 from fakekube.remote.kubeconfig import Connection
 
@@ -33,7 +33,7 @@ def _instant(date: str | None, precise: str | None) -> SimTime | None:
         if precise:
             return parse_time(precise)
         if date:
-            delta = parsedate_to_datetime(date) - EPOCH
+            delta = parsedate_to_datetime(date) - epoch()
             return (delta.days * 86_400 + delta.seconds) * SECOND + delta.microseconds * 1000
     except (TypeError, ValueError):
         pass
@@ -60,7 +60,7 @@ class ServerClock:
         self._lock = threading.Lock()
         self._seen: SimTime | None = None
         self._seen_at = 0.0
-        self._floor: SimTime = 0
+        self._floor: SimTime | None = None  # none yet: the server's time may lie before our epoch
         self._rate = 1.0
 
     def observe(self, date: str | None, precise: str | None = None, rate: str | None = None) -> None:
@@ -71,13 +71,15 @@ class ServerClock:
             return
         speed = _rate(rate)
         with self._lock:
-            self._floor = self._estimate_locked()
+            if self._seen is not None:
+                self._floor = self._estimate_locked()
             self._seen, self._seen_at, self._rate = t, wall(), speed
 
     def _estimate_locked(self) -> SimTime:
         if self._seen is None:
-            return self._floor
-        return max(self._floor, self._seen + round((wall() - self._seen_at) * self._rate * 1e9))
+            return 0
+        estimate = self._seen + round((wall() - self._seen_at) * self._rate * 1e9)
+        return estimate if self._floor is None else max(self._floor, estimate)
 
     @property
     def seen_at(self) -> float:

@@ -35,7 +35,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakekube._core.clock import EPOCH, SECOND, SimTime, format_time
+from fakekube._core.clock import SECOND, SimTime, epoch_unix_ns, format_time
 from fakekube._core.lru import Lru
 from fakekube.errors import AlreadyExists, ApiError, NotFound
 from fakekube.runtime._shared_client import SharedClient
@@ -43,7 +43,6 @@ from fakekube.runtime._shared_client import SharedClient
 __all__ = ["NORMAL", "WARNING", "EventRecorder"]
 
 NORMAL, WARNING = "Normal", "Warning"
-_EPOCH_UNIX_NS = int(EPOCH.timestamp()) * 1_000_000_000
 
 LRU_CACHE_ENTRIES = 4096
 AGGREGATE_MAX_EVENTS = 10
@@ -149,7 +148,7 @@ class EventRecorder:
         """``<object>.<hex UnixNano>``; the next free nanosecond if this recorder named one in this
         nanosecond already (or if ``taken``: another recorder did)."""
         last = self._last_stamp.get((namespace, object_name), -1)
-        stamp = max(_EPOCH_UNIX_NS + now, last + 1) if not taken else last + 1
+        stamp = max(epoch_unix_ns() + now, last + 1) if not taken else last + 1
         self._last_stamp[(namespace, object_name)] = stamp
         return f"{object_name}.{stamp:x}"
 

@@ -23,7 +23,8 @@ changing the models, regenerate it with::
 
 (``tests/jobset_ref/test_api_crd.py`` fails while the file is stale.)
 
-Descriptions are omitted.
+Descriptions (``kubectl explain``) come from :mod:`jobset_ref.api.descriptions`, written for
+this project; the embedded Job and PVC templates carry none.
 """
 
 from __future__ import annotations
@@ -116,15 +117,25 @@ def openapi_schema(model: type[BaseModel] | None = None) -> dict[str, Any]:
         from jobset_ref.api.models import JobSet  # lazy: pydantic is only needed to generate
 
         model = JobSet
+    from jobset_ref.api.descriptions import description
+
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
         facts = _crd_facts(info)
-        properties[wire] = _field_schema(info.annotation, list(info.metadata), facts)
+        node = _field_schema(info.annotation, list(info.metadata), facts)
+        text = description(model.__name__, wire)
+        if text is not None:
+            node = dict(sorted({**node, "description": text}.items()))
+        properties[wire] = node
         if info.is_required() or facts.get("required"):
             required.append(wire)
-    out: dict[str, Any] = {"properties": dict(sorted(properties.items()))}
+    out: dict[str, Any] = {}
+    own = description(model.__name__)
+    if own is not None:
+        out["description"] = own
+    out["properties"] = dict(sorted(properties.items()))
     if required:
         out["required"] = sorted(required)
     out["type"] = "object"

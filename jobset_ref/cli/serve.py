@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub: Any) -> None:
     srv = sub.add_parser("serve", help="serve a simulated cluster over HTTP to kubectl and real clients",
                          description="Apply the manifests to a simulated cluster with the reference controller, "
-                                     "write a kubeconfig, print the server's URL and serve until SIGINT/SIGTERM.")
+                                     "write a kubeconfig, print the server's URL and serve until SIGINT/SIGTERM. "
+                                     "Virtual time starts at the wall clock's now (--epoch), so kubectl's ages "
+                                     "read naturally; it then moves as --clock says.")
     srv.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifests to apply before serving (- for stdin)")
     srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     srv.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
@@ -27,11 +31,34 @@ def add_parser(sub: Any) -> None:
     srv.add_argument("--clock", choices=("manual", "realtime", "quiescent"), default="realtime",
                      help="what moves virtual time: realtime (default; --speed virtual s per wall s), "
                           "quiescent (jumps when no request came for --quiet-ms), manual (never)")
-    srv.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall second (realtime clock)")
-    srv.add_argument("--quiet-ms", type=float, default=50.0, help="quiet wall milliseconds before a jump "
-                                                                  "(quiescent clock)")
+    srv.add_argument("--speed", type=float, default=1.0,
+                     help="virtual seconds per wall second under the realtime clock (default 1)")
+    srv.add_argument("--quiet-ms", type=float, default=50.0,
+                     help="quiet wall milliseconds before a jump under the quiescent clock (default 50)")
     srv.add_argument("--no-controller", action="store_true",
                      help="install the JobSet CRD and webhooks only; another controller reconciles")
+    srv.add_argument("--epoch", default="now", metavar="now|TIME",
+                     help="the instant virtual time starts at: now (default: the wall clock's now, so kubectl's "
+                          "ages read naturally) or an RFC 3339 time such as 2030-01-01T00:00:00Z (the fixed "
+                          "epoch of tests and simulations)")
+    srv.add_argument("--no-tls", action="store_true",
+                     help="serve plain HTTP (default: HTTPS with a CA drawn for this server, written into the "
+                          "kubeconfig as certificate-authority-data, as kube-apiserver serves)")
+
+
+def _epoch(text: str) -> datetime:
+    """``--epoch``: ``now`` (the wall clock, whole seconds) or an RFC 3339 time with a zone."""
+    if text.strip().lower() == "now":
+        now = time.time()  # noqa: TID251  # noqa: wall-clock (a served cluster for people starts now)
+        return datetime.fromtimestamp(int(now), UTC)
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise CliError(f"--epoch {text!r} is neither 'now' nor an RFC 3339 time with a zone "
+                       "(2030-01-01T00:00:00Z)")
+    return when
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,12 +68,14 @@ def run(args: argparse.Namespace) -> int:
 
     import jobset_ref
     from fakekube import FakeCluster
+    from fakekube.clock import set_epoch
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
     if args.nodes < 0:
         raise CliError(f"--nodes {args.nodes} must not be negative")
     docs = load_manifests(args.manifests) if args.manifests else []
+    set_epoch(_epoch(args.epoch))  # this process serves one cluster: before it exists
     cluster = FakeCluster(seed=args.seed)
     jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
     cluster.add_nodes(args.nodes)
@@ -55,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     kubeconfig = Path(args.kubeconfig or "kubeconfig.fakekube").resolve()
     try:
         server = cluster.serve(host=args.host, port=args.port, clock=args.clock, speed=args.speed,
-                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig)
+                               quiet_ms=args.quiet_ms, kubeconfig=kubeconfig, tls=not args.no_tls)
     except OSError as err:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     stop = threading.Event()

@@ -4,7 +4,6 @@ namespace controller (``pkg/controller/namespace``), with upstream's exact messa
 
 from __future__ import annotations
 
-import http.client
 import json
 from typing import Any
 
@@ -241,7 +240,7 @@ def test_status_phase_follows_the_deletion_timestamp(cluster: FakeCluster) -> No
 def test_finalize_over_http(cluster: FakeCluster) -> None:
     cluster.delete("Namespace", "team")
     with cluster.serve() as server:
-        conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        conn = server.connect(timeout=10)
         body = cluster.get("Namespace", "team")
         body["spec"] = {"finalizers": []}
         conn.request("PUT", "/api/v1/namespaces/team/finalize", body=json.dumps(body),

@@ -123,9 +123,9 @@ def test_typed_discovery_apis(api: client.ApiClient, fake_apiserver: ClusterServ
     assert [(c.client_cidr, c.server_address) for c in core.server_address_by_client_cidrs] == [
         ("0.0.0.0/0", f"127.0.0.1:{fake_apiserver.port}")]
     groups = client.ApisApi(api).get_api_versions().groups
-    assert [g.name for g in groups] == ["batch", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "scheduling.k8s.io",
-                                         "apiextensions.k8s.io",
-                                         "discovery.k8s.io", "jobset.x-k8s.io"]
+    assert [g.name for g in groups] == ["events.k8s.io", "batch", "rbac.authorization.k8s.io",
+                                        "admissionregistration.k8s.io", "scheduling.k8s.io", "apiextensions.k8s.io",
+                                        "discovery.k8s.io", "jobset.x-k8s.io"]
     assert "jobs/status" in [r.name for r in client.BatchV1Api(api).get_api_resources().resources]
     assert client.VersionApi(api).get_code().git_version == "v1.32.4+fakekube"
 

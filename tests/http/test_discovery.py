@@ -26,9 +26,10 @@ def test_api_lists_the_core_version_and_the_server_address() -> None:
 def test_group_list_orders_groups_by_apiservice_priority(cluster: FakeCluster) -> None:
     doc = discovery.api_group_list(cluster.api.registry)
     assert doc["kind"] == "APIGroupList" and doc["apiVersion"] == "v1"
-    assert [g["name"] for g in doc["groups"]] == ["batch", "rbac.authorization.k8s.io", "admissionregistration.k8s.io",
-                                                 "scheduling.k8s.io", "apiextensions.k8s.io", "discovery.k8s.io"]
-    batch = doc["groups"][0]
+    assert [g["name"] for g in doc["groups"]] == ["events.k8s.io", "batch", "rbac.authorization.k8s.io",
+                                                 "admissionregistration.k8s.io", "scheduling.k8s.io",
+                                                 "apiextensions.k8s.io", "discovery.k8s.io"]
+    batch = doc["groups"][1]
     assert batch == {"name": "batch", "versions": [{"groupVersion": "batch/v1", "version": "v1"}],
                      "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"}}
 
@@ -117,7 +118,7 @@ def test_aggregated_named_groups_include_crds_with_full_response_kinds(jobset_cl
     doc = discovery.aggregated_discovery(jobset_cluster.api.registry, core=False, version="v2beta1")
     assert doc["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
     assert [i["metadata"]["name"] for i in doc["items"]] == [
-        "batch", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "scheduling.k8s.io", "apiextensions.k8s.io",
+        "events.k8s.io", "batch", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "scheduling.k8s.io", "apiextensions.k8s.io",
         "discovery.k8s.io", "jobset.x-k8s.io"]
     jobsets = doc["items"][-1]["versions"][0]["resources"][0]
     assert jobsets["responseKind"] == {"group": "jobset.x-k8s.io", "version": "v1alpha2", "kind": "JobSet"}

@@ -4,7 +4,6 @@ Ignore nothing; JSON and YAML word them as sigs.k8s.io/json and go-yaml do."""
 
 from __future__ import annotations
 
-import http.client
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -27,7 +26,7 @@ def server() -> Iterator[ClusterServer]:
 
 def _send(server: ClusterServer, method: str, path: str, body: bytes, content_type: str
           ) -> tuple[int, list[str], Any]:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    conn = server.connect(timeout=10)
     conn.request(method, path, body=body, headers={"Content-Type": content_type})
     resp = conn.getresponse()
     data = json.loads(resp.read())

@@ -4,7 +4,6 @@ node), then the kubelet's (the container started), then the ``fakekube.io/log`` 
 
 from __future__ import annotations
 
-import http.client
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -39,7 +38,7 @@ def pod(name: str, *containers: str) -> dict[str, Any]:
 
 
 def get_log(server: ClusterServer, path: str) -> tuple[int, Any]:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    conn = server.connect(timeout=10)
     conn.request("GET", path)
     resp = conn.getresponse()
     data = resp.read()

@@ -3,9 +3,11 @@ watch framing, bounds, clocks and shutdown. The real clients have their own test
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +38,7 @@ class Http:
     """One keep-alive connection, JSON in and out."""
 
     def __init__(self, server: ClusterServer) -> None:
-        self.conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        self.conn = server.connect(timeout=10)
 
     def __call__(self, method: str, path: str, body: Any = None, *, content_type: str | None = "application/json",
                  headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
@@ -70,17 +72,46 @@ def configmap(name: str, **labels: str) -> dict[str, Any]:
 def test_url_kubeconfig_and_free_ports(cluster: FakeCluster) -> None:
     other = FakeCluster(seed=2)
     with cluster.serve() as a, other.serve() as b:
-        assert a.url == f"http://127.0.0.1:{a.port}" and a.port != b.port and a.port > 0
+        assert a.url == f"https://127.0.0.1:{a.port}" and a.port != b.port and a.port > 0
         config = json.loads(Path(a.kubeconfig).read_text())
         assert config["current-context"] == "fakekube"
-        assert config["clusters"] == [{"name": "fakekube", "cluster": {"server": a.url}}]
+        ca_pem = Path(str(a.ca_file)).read_bytes()
+        assert ca_pem.startswith(b"-----BEGIN CERTIFICATE-----") and ca_pem != Path(str(b.ca_file)).read_bytes()
+        assert config["clusters"] == [{"name": "fakekube", "cluster": {
+            "server": a.url, "certificate-authority-data": base64.b64encode(ca_pem).decode()}}]
         assert config["contexts"] == [{"name": "fakekube", "context": {"cluster": "fakekube", "user": "fakekube",
                                                                        "namespace": "default"}}]
         assert config["users"] == [{"name": "fakekube", "user": {"token": a.token}}]
         assert a.token != b.token and len(a.token) >= 32
         assert a.cluster is cluster
-        path = Path(a.kubeconfig)
-    assert not path.exists()
+        path, ca_file = Path(a.kubeconfig), Path(str(a.ca_file))
+    assert not path.exists() and not ca_file.exists()
+
+
+def test_tls_serves_the_ca_it_hands_out_and_tls_false_keeps_plain_http(cluster: FakeCluster) -> None:
+    with cluster.serve() as s:
+        assert s.tls and isinstance(s.ssl_context, ssl.SSLContext)
+        conn = http.client.HTTPSConnection(s.host, s.port, timeout=10, context=s.ssl_context)
+        conn.request("GET", "/version")
+        assert conn.getresponse().status == 200
+        conn.close()
+        with pytest.raises(ssl.SSLCertVerificationError):  # a client that does not trust its CA
+            untrusting = http.client.HTTPSConnection(s.host, s.port, timeout=10,
+                                                     context=ssl.create_default_context())
+            untrusting.request("GET", "/version")
+        plain = http.client.HTTPConnection(s.host, s.port, timeout=10)  # plain HTTP on the TLS port
+        plain.request("GET", "/version")
+        response = plain.getresponse()
+        assert (response.status, response.read()) == (400, b"Client sent an HTTP request to an HTTPS server.\n")
+        assert Http(s)("GET", "/version")[0] == 200  # the server goes on serving
+        assert s.errors == []
+    with cluster.serve(tls=False) as s:
+        assert (s.tls, s.ca_file, s.ssl_context) == (False, None, None)
+        assert s.url == f"http://127.0.0.1:{s.port}"
+        assert json.loads(Path(s.kubeconfig).read_text())["clusters"][0]["cluster"] == {"server": s.url}
+        conn = http.client.HTTPConnection(s.host, s.port, timeout=10)
+        conn.request("GET", "/version")
+        assert conn.getresponse().status == 200
 
 
 UNAUTHORIZED = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized",
@@ -111,7 +142,7 @@ def test_kubeconfig_path_given_is_kept(cluster: FakeCluster, tmp_path: Path) -> 
     target = tmp_path / "kc" / "config"
     with cluster.serve(kubeconfig=target) as s:
         assert s.kubeconfig == str(target)
-    assert json.loads(target.read_text())["clusters"][0]["cluster"]["server"].startswith("http://127.0.0.1:")
+    assert json.loads(target.read_text())["clusters"][0]["cluster"]["server"].startswith("https://127.0.0.1:")
 
 
 def test_bad_clock_options_are_usage_errors(cluster: FakeCluster) -> None:
@@ -316,7 +347,7 @@ def test_bad_and_expired_continue_tokens(req: Http, server: ClusterServer) -> No
 def _watch_lines(server: ClusterServer, path: str, count: int | None = None, timeout: float = 10
                  ) -> list[dict[str, Any]]:
     """Read watch events until the stream ends (or ``count`` arrived)."""
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=timeout)
+    conn = server.connect(timeout=timeout)
     conn.request("GET", path)
     resp = conn.getresponse()
     assert resp.status == 200 and resp.getheader("Transfer-Encoding") == "chunked"
@@ -375,7 +406,7 @@ def test_harness_calls_from_the_test_thread_reach_open_watches(cluster: FakeClus
 
 def test_open_watches_counts_the_streams_being_served(server: ClusterServer) -> None:
     assert server.open_watches == 0
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    conn = server.connect(timeout=10)
     conn.request("GET", f"{CM}?watch=true&timeoutSeconds=0.2")
     resp = conn.getresponse()
     assert server.open_watches == 1  # counted before the headers are sent
@@ -385,7 +416,7 @@ def test_open_watches_counts_the_streams_being_served(server: ClusterServer) -> 
 
 def test_a_watcher_that_falls_far_behind_is_cut_off_with_410(cluster: FakeCluster) -> None:
     with ClusterServer(cluster, watch_queue_limit=5) as server:
-        conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        conn = server.connect(timeout=10)
         conn.request("GET", f"{CM}?watch=true&resourceVersion={cluster.api.store.rv}")
         resp = conn.getresponse()
         server.wait_for(lambda: len(cluster.api._watches.get("configmaps", [])) > 0)
@@ -398,10 +429,10 @@ def test_a_watcher_that_falls_far_behind_is_cut_off_with_410(cluster: FakeCluste
 
 def test_closing_the_server_ends_every_stream(cluster: FakeCluster) -> None:
     server = cluster.serve()
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    conn = server.connect(timeout=10)
     conn.request("GET", f"{CM}?watch=true&timeoutSeconds=600")
     resp = conn.getresponse()
-    keepalive = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    keepalive = server.connect(timeout=10)
     keepalive.request("GET", "/healthz")
     keepalive.getresponse().read()
     server.close()
@@ -559,7 +590,9 @@ def test_server_side_apply_over_http(req: Http, cluster: FakeCluster) -> None:
 
 def test_oversized_request_lines_and_headers_get_a_status(server: ClusterServer) -> None:
     def raw(request: bytes) -> tuple[int, dict[str, Any]]:
-        with socket.create_connection((server.host, server.port), timeout=5) as sock:
+        assert server.ssl_context is not None
+        with server.ssl_context.wrap_socket(socket.create_connection((server.host, server.port), timeout=5),
+                                            server_hostname=server.host) as sock:
             sock.sendall(request)
             data = b""
             while chunk := sock.recv(65536):

@@ -7,7 +7,6 @@ calls), so the age in a row would depend on thread timing; each event keeps its 
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 from typing import Any
@@ -24,7 +23,7 @@ def test_watch_rows_age_at_the_instant_of_their_event() -> None:
     cluster = FakeCluster(seed=1)
     cluster.add_nodes(1)
     with cluster.serve() as server:
-        conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        conn = server.connect(timeout=10)
         conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={cluster.api.store.rv}",
                      headers={"Accept": TABLE})
         resp = conn.getresponse()

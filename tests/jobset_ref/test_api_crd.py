@@ -142,7 +142,9 @@ def test_cel_rules_count_and_messages() -> None:
 def test_generated_schema_of_a_submodel() -> None:
     schema = openapi_schema(ReplicatedJob)
     assert schema["required"] == ["name", "template"]
-    assert schema["properties"]["replicas"] == {"default": 1, "format": "int32", "minimum": 0, "type": "integer"}
+    assert schema["properties"]["replicas"] == {
+        "default": 1, "description": "How many Jobs to create from the template. Defaults to 1; 0 creates none.",
+        "format": "int32", "minimum": 0, "type": "integer"}
     template = schema["properties"]["template"]
     assert sorted(template["properties"]) == ["metadata", "spec"] and "x-kubernetes-preserve-unknown-fields" not in template
     pod_spec = template["properties"]["spec"]["properties"]["template"]["properties"]["spec"]

@@ -29,7 +29,6 @@ def test_a_million_replicas_is_a_simulation_error_at_admission() -> None:
 def test_over_http_the_budget_is_a_status_that_says_so() -> None:
     """kubectl (any client) gets a 500 Status naming the budget, not a generic internal error,
     and the server records no failure of its own."""
-    import http.client
     import json
 
     cluster = FakeCluster(seed=0)
@@ -37,7 +36,7 @@ def test_over_http_the_budget_is_a_status_that_says_so() -> None:
     body = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
             "spec": {"replicatedJobs": [{"name": "w", "replicas": 20_000, "template": {"spec": JOB_SPEC}}]}}
     with cluster.serve() as server:
-        conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+        conn = server.connect(timeout=10)
         conn.request("POST", "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets", body=json.dumps(body),
                      headers={"Content-Type": "application/json"})
         resp = conn.getresponse()

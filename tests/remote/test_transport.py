@@ -3,7 +3,6 @@ server's clock as read from ``Date`` headers."""
 
 from __future__ import annotations
 
-import http.client
 import threading
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -25,7 +24,7 @@ def served() -> Any:
 
 
 def _date(server: Any) -> Any:
-    conn = http.client.HTTPConnection(server.host, server.port, timeout=5)
+    conn = server.connect(timeout=5)
     conn.request("GET", "/api/v1/namespaces/default")
     response = conn.getresponse()
     response.read()
