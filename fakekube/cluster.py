@@ -32,6 +32,14 @@ path and raises :class:`~fakekube.errors.StrictModeError` when one builds a body
 would reject or defaulting would change; by default (fast) those trusted writes skip the checks
 they cannot need. Setting the environment variable ``FAKEKUBE_STRICT=1`` makes every cluster
 strict (the project's own test suite does).
+
+**Field validation** of the harness's writes (``apply``, ``create``, ``update``, ``patch``) is
+kube-apiserver's: by default ``Warn``, so a field the kind does not declare (a typo such as
+``backofLimit``) is dropped with one :class:`~fakekube.ApiWarning` each, worded as kubectl prints
+it (``unknown field "spec.replicatedJobs[0].template.spec.backofLimit"``). ``Strict`` rejects the
+write instead (a 400 ``BadRequest``, or a 422 for a patch, with kubectl's message), ``Ignore``
+drops such fields silently. ``FakeCluster(field_validation=...)`` sets the cluster's default (the
+pytest fixtures use ``Strict``); each verb's ``field_validation=`` overrides it for one write.
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
 from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
+from fakekube.apiserver.field_manager import FIELD_VALIDATIONS
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
 from fakekube.errors import BadRequest, NotFound, UsageError
@@ -158,6 +167,16 @@ def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
         raise UsageError(f"{what} must be an int{' or None' if optional else ''}, got {value!r}")
 
 
+#: The values ``field_validation=`` takes (``fieldValidation`` without its empty default).
+FIELD_VALIDATION_MODES = tuple(v for v in FIELD_VALIDATIONS if v)
+
+
+def _check_field_validation(what: str, value: Any) -> str:
+    if value not in FIELD_VALIDATION_MODES:
+        raise UsageError(f"{what} takes {', '.join(map(repr, FIELD_VALIDATION_MODES))}, got {value!r}")
+    return str(value)
+
+
 def _nanoseconds(value: Any, what: str) -> SimTime:
     """Virtual seconds going in (an int or a float, not negative) as nanoseconds."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
@@ -170,11 +189,13 @@ class FakeCluster:
 
     def __init__(self, seed: int = 0, *, simulate: bool = True, shuffle_ties: bool = False,
                  watch_history: int = 10_000, trace: bool = True, check_frozen: bool = False,
-                 strict: bool = False) -> None:
+                 strict: bool = False, field_validation: str = "Warn") -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UsageError(f"FakeCluster(seed=...) takes an int, got {seed!r}")
         if not isinstance(strict, bool):
             raise UsageError(f"FakeCluster(strict=...) takes True or False, got {strict!r}")
+        #: The field validation of the harness's writes that do not name one (see the module doc).
+        self.field_validation = _check_field_validation("FakeCluster(field_validation=...)", field_validation)
         self.seed = seed
         self.seeds = SeedTree(seed)
         self.trace = Trace(lambda: self.loop.now, enabled=trace)
@@ -316,12 +337,14 @@ class FakeCluster:
         """Create each object, or update it if it exists (client-side apply, as kubectl does).
 
         Returns the stored object, or a list when the input held several documents.
-        ``field_validation="Strict"`` rejects unknown fields as ``kubectl apply`` does by default
-        (``Warn``: an :class:`~fakekube.ApiWarning` each; absent or ``Ignore``: not checked). A key
+        ``field_validation`` (default: the cluster's, ``Warn`` unless ``FakeCluster(field_validation=...)``
+        says otherwise): ``Strict`` rejects unknown fields as ``kubectl apply`` does by default,
+        ``Warn`` issues an :class:`~fakekube.ApiWarning` each, ``Ignore`` drops them silently. A key
         repeated in YAML text keeps its last value and is not reported, as ``kubectl apply -f``
         converts YAML on the client and sends no duplicate.
         """
         docs = _load_documents(obj_or_yaml)
+        field_validation = self._field_validation(field_validation)
         results = [self._apply_one(doc, namespace, field_validation) for doc in docs]
         self.run_until_idle()
         if isinstance(obj_or_yaml, dict) or len(results) == 1:
@@ -356,14 +379,21 @@ class FakeCluster:
         _record_last_applied(body, manifest)
         return self.client.create(body, namespace=ns, field_validation=field_validation)
 
+    def _field_validation(self, given: str | None) -> str:
+        """A write's field validation: the one it names, else the cluster's default."""
+        return self.field_validation if given is None else given
+
     def create(self, obj: dict[str, Any], *, namespace: str | None = None,
                field_validation: str | None = None) -> dict[str, Any]:
-        result = self.client.create(obj, namespace=namespace, field_validation=field_validation)
+        """Create ``obj`` (``field_validation``: as :meth:`apply`)."""
+        result = self.client.create(obj, namespace=namespace,
+                                    field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
     def update(self, obj: dict[str, Any], *, field_validation: str | None = None) -> dict[str, Any]:
-        result = self.client.update(obj, field_validation=field_validation)
+        """Replace ``obj`` (``field_validation``: as :meth:`apply`)."""
+        result = self.client.update(obj, field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
@@ -385,12 +415,13 @@ class FakeCluster:
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        """Patch one object (``field_validation``: as :meth:`apply`; Strict's rejection of a patch is a 422)."""
         _check_names(kind, name, namespace)
         _check_text("patch_type (merge, json, strategic, apply or a media type)", patch_type)
         _check_text("subresource", subresource, optional=True)
         _check_text("field_validation (Strict, Warn or Ignore)", field_validation, optional=True)
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource,
-                                   field_validation=field_validation)
+                                   field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
