@@ -32,6 +32,14 @@ path and raises :class:`~fakekube.errors.StrictModeError` when one builds a body
 would reject or defaulting would change; by default (fast) those trusted writes skip the checks
 they cannot need. Setting the environment variable ``FAKEKUBE_STRICT=1`` makes every cluster
 strict (the project's own test suite does).
+
+**Field validation** of the harness's writes (``apply``, ``create``, ``update``, ``patch``) is
+kube-apiserver's: by default ``Warn``, so a field the kind does not declare (a typo such as
+``backofLimit``) is dropped with one :class:`~fakekube.ApiWarning` each, worded as kubectl prints
+it (``unknown field "spec.replicatedJobs[0].template.spec.backofLimit"``). ``Strict`` rejects the
+write instead (a 400 ``BadRequest``, or a 422 for a patch, with kubectl's message), ``Ignore``
+drops such fields silently. ``FakeCluster(field_validation=...)`` sets the cluster's default (the
+pytest fixtures use ``Strict``); each verb's ``field_validation=`` overrides it for one write.
 """
 
 from __future__ import annotations
@@ -48,11 +56,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fakekube._core.clock import SimTime, format_offset, seconds, to_datetime, to_seconds
+from fakekube._core.gocompat import go_json_kind
+from fakekube._core.jsonutil import brief_repr
 from fakekube._core.loop import EventLoop
 from fakekube._core.rand import SeedTree
 from fakekube._core.trace import Trace
 from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
+from fakekube.apiserver.field_manager import FIELD_VALIDATIONS
 from fakekube.apiserver.kinds import install_builtin_kinds
 from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
 from fakekube.errors import BadRequest, NotFound, UsageError
@@ -73,14 +84,18 @@ STRICT_ENV = "FAKEKUBE_STRICT"  # "1": every FakeCluster is strict (the project'
 DEFAULT_CAPACITY = {"cpu": "32", "memory": "128Gi", "pods": "110"}
 
 
-def _load_documents(source: Any) -> list[dict[str, Any]]:
-    """Objects from a dict, a list of dicts, YAML text, or a path to a YAML file."""
+def _load_documents(source: Any, depth: int = 0) -> list[dict[str, Any]]:
+    """Objects from a dict, a list of dicts, YAML text, or a path to a YAML file; a ``List``
+    (``kind: List`` or ``<Kind>List`` with ``items``) stands for its items, as in ``kubectl apply``."""
     if isinstance(source, dict):
-        return [source]
+        return _list_items(source)
     if isinstance(source, list | tuple):
+        if depth >= wire.MAX_DEPTH:
+            raise UsageError(f"apply() takes a list of objects; this one holds lists nested more than "
+                             f"{wire.MAX_DEPTH} levels deep")
         docs: list[dict[str, Any]] = []
         for item in source:
-            docs += _load_documents(item)
+            docs += _load_documents(item, depth + 1)
         return docs
     if hasattr(source, "to_wire"):
         return [source.to_wire()]
@@ -108,11 +123,22 @@ def _load_documents(source: Any) -> list[dict[str, Any]]:
             raise UsageError(f"every YAML document must be a mapping (an object), got {type(doc).__name__}")
     out: list[dict[str, Any]] = []
     for doc in loaded:
-        if isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") and isinstance(doc.get("items"), list):
-            out += doc["items"]
-        else:
-            out.append(doc)
+        out += _list_items(doc)
     return out
+
+
+def _list_items(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The items of a ``List`` (every one an object, checked before any is applied, as kubectl
+    decodes the whole List first), or ``[doc]``."""
+    kind, items = doc.get("kind"), doc.get("items")
+    if not (isinstance(kind, str) and kind.endswith("List") and isinstance(items, list)):
+        return [doc]
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise UsageError(f"items[{i}] of the {kind} is not an object (kubectl apply: json: cannot unmarshal "
+                             f"{go_json_kind(item)} into Go value of type map[string]interface {{}}); every item "
+                             "of a List is an object with apiVersion, kind and metadata")
+    return items
 
 
 def _record_last_applied(obj: dict[str, Any], manifest: str) -> None:
@@ -128,13 +154,39 @@ def _record_last_applied(obj: dict[str, Any], manifest: str) -> None:
             meta["annotations"][LAST_APPLIED] = manifest
 
 
+def _last_applied(kind: str, live: dict[str, Any]) -> dict[str, Any]:
+    """The configuration the live object was last applied with (``{}`` when it has none).
+
+    A malformed annotation is a :class:`UsageError` that says how to recover: kubectl apply
+    cannot compute its patch either (``invalid JSON document``)."""
+    meta = live["metadata"]
+    text = (meta.get("annotations") or {}).get(LAST_APPLIED)
+    if not text:  # absent or empty: kubectl's three-way patch starts from {}
+        return {}
+    try:
+        last = json.loads(text)
+    except (ValueError, RecursionError):
+        last = text
+    if last is None:  # JSON null: no configuration, as kubectl reads it
+        return {}
+    if isinstance(last, dict):
+        return last
+    ns = f", {json.dumps(meta['namespace'])}" if meta.get("namespace") else ""
+    unset = json.dumps({"metadata": {"annotations": {LAST_APPLIED: None}}}).replace("null", "None")
+    raise UsageError(
+        f"cannot apply {kind} {meta.get('namespace') + '/' if meta.get('namespace') else ''}{meta['name']}: its "
+        f"{LAST_APPLIED} annotation is not a JSON object, so the patch from the last applied configuration cannot "
+        f'be computed (kubectl apply fails the same way: "invalid JSON document"). Remove the annotation, '
+        f'cluster.patch("{kind}", "{meta["name"]}", {unset}{ns}), or replace the object with cluster.update()')
+
+
 def _check_text(what: str, value: Any, *, optional: bool = False) -> None:
     """A harness argument that must be a string (or None when ``optional``)."""
     if value is None and optional:
         return
     if not isinstance(value, str):
         kind = "a string or None" if optional else "a string"
-        raise UsageError(f"{what} must be {kind}, got {type(value).__name__} {value!r}")
+        raise UsageError(f"{what} must be {kind}, got {type(value).__name__} {brief_repr(value)}")
 
 
 def _check_names(kind: Any, name: Any = "", namespace: Any = None) -> None:
@@ -148,20 +200,30 @@ def _check_mapping(what: str, value: Any, *, values: type | tuple[type, ...] = o
         return
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, values) for k, v in value.items()):
         raise UsageError(f"{what} must be a dict with string keys{'' if values is object else ' and values'} "
-                         f"or None, got {value!r}")
+                         f"or None, got {brief_repr(value)}")
 
 
 def _check_int(what: str, value: Any, *, optional: bool = False) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{what} must be an int{' or None' if optional else ''}, got {value!r}")
+        raise UsageError(f"{what} must be an int{' or None' if optional else ''}, got {brief_repr(value)}")
+
+
+#: The values ``field_validation=`` takes (``fieldValidation`` without its empty default).
+FIELD_VALIDATION_MODES = tuple(v for v in FIELD_VALIDATIONS if v)
+
+
+def _check_field_validation(what: str, value: Any) -> str:
+    if value not in FIELD_VALIDATION_MODES:
+        raise UsageError(f"{what} takes {', '.join(map(repr, FIELD_VALIDATION_MODES))}, got {value!r}")
+    return str(value)
 
 
 def _nanoseconds(value: Any, what: str) -> SimTime:
     """Virtual seconds going in (an int or a float, not negative) as nanoseconds."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < math.inf:
-        raise UsageError(f"{what} a non-negative number of virtual seconds, got {value!r}")
+        raise UsageError(f"{what} a non-negative number of virtual seconds, got {brief_repr(value)}")
     return seconds(value)
 
 
@@ -170,11 +232,13 @@ class FakeCluster:
 
     def __init__(self, seed: int = 0, *, simulate: bool = True, shuffle_ties: bool = False,
                  watch_history: int = 10_000, trace: bool = True, check_frozen: bool = False,
-                 strict: bool = False) -> None:
+                 strict: bool = False, field_validation: str = "Warn") -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise UsageError(f"FakeCluster(seed=...) takes an int, got {seed!r}")
         if not isinstance(strict, bool):
             raise UsageError(f"FakeCluster(strict=...) takes True or False, got {strict!r}")
+        #: The field validation of the harness's writes that do not name one (see the module doc).
+        self.field_validation = _check_field_validation("FakeCluster(field_validation=...)", field_validation)
         self.seed = seed
         self.seeds = SeedTree(seed)
         self.trace = Trace(lambda: self.loop.now, enabled=trace)
@@ -276,7 +340,7 @@ class FakeCluster:
         _check_mapping("add_node(labels=...)", labels, values=str)
         _check_mapping("add_node(capacity=...)", capacity, values=(str, int))
         if taints is not None and (not isinstance(taints, list) or not all(isinstance(t, dict) for t in taints)):
-            raise UsageError(f"add_node(taints=...) must be a list of dicts or None, got {taints!r}")
+            raise UsageError(f"add_node(taints=...) must be a list of dicts or None, got {brief_repr(taints)}")
         cap = {k: str(v) for k, v in {**DEFAULT_CAPACITY, **(capacity or {})}.items()}
         node = {
             "apiVersion": "v1", "kind": "Node",
@@ -316,17 +380,18 @@ class FakeCluster:
         """Create each object, or update it if it exists (client-side apply, as kubectl does).
 
         Returns the stored object, or a list when the input held several documents.
-        ``field_validation="Strict"`` rejects unknown fields as ``kubectl apply`` does by default
-        (``Warn``: an :class:`~fakekube.ApiWarning` each; absent or ``Ignore``: not checked). A key
+        ``field_validation`` (default: the cluster's, ``Warn`` unless ``FakeCluster(field_validation=...)``
+        says otherwise): ``Strict`` rejects unknown fields as ``kubectl apply`` does by default,
+        ``Warn`` issues an :class:`~fakekube.ApiWarning` each, ``Ignore`` drops them silently. A key
         repeated in YAML text keeps its last value and is not reported, as ``kubectl apply -f``
         converts YAML on the client and sends no duplicate.
         """
+        _check_text("apply(namespace=...)", namespace, optional=True)
         docs = _load_documents(obj_or_yaml)
+        field_validation = self._field_validation(field_validation)
         results = [self._apply_one(doc, namespace, field_validation) for doc in docs]
         self.run_until_idle()
-        if isinstance(obj_or_yaml, dict) or len(results) == 1:
-            return results[0]
-        return results
+        return results[0] if len(results) == 1 else results
 
     def _apply_one(self, doc: dict[str, Any], namespace: str | None, field_validation: str | None
                    ) -> dict[str, Any]:
@@ -338,16 +403,17 @@ class FakeCluster:
         meta = doc.get("metadata") or {}
         if not isinstance(meta, dict):
             raise BadRequest(f"metadata of a {rt.kind} must be an object")
-        ns = namespace or meta.get("namespace") or ("default" if rt.namespaced else None)
-        name = meta.get("name")
+        name, sent_ns = meta.get("name"), meta.get("namespace")
+        # A name or namespace that is not a string is the create's decoding error (400, as kube-apiserver).
+        ns = namespace or (sent_ns if isinstance(sent_ns, str) else None) or ("default" if rt.namespaced else None)
         manifest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-        if isinstance(name, str) and name:  # any other name is the create's decoding error
+        if isinstance(name, str) and name and (sent_ns is None or isinstance(sent_ns, str)):
             try:
                 live = self.api.get(rt, name, ns)
             except NotFound:
                 live = None
             if live is not None:
-                last = json.loads((live["metadata"].get("annotations") or {}).get(LAST_APPLIED, "{}"))
+                last = _last_applied(rt.kind, live)
                 patch = patching.create_merge_patch(last, doc)
                 _record_last_applied(patch, manifest)
                 return self.client.patch(rt.key, name, patch, ns, patch_type="merge",
@@ -356,14 +422,22 @@ class FakeCluster:
         _record_last_applied(body, manifest)
         return self.client.create(body, namespace=ns, field_validation=field_validation)
 
+    def _field_validation(self, given: str | None) -> str:
+        """A write's field validation: the one it names, else the cluster's default."""
+        return self.field_validation if given is None else given
+
     def create(self, obj: dict[str, Any], *, namespace: str | None = None,
                field_validation: str | None = None) -> dict[str, Any]:
-        result = self.client.create(obj, namespace=namespace, field_validation=field_validation)
+        """Create ``obj`` (``field_validation``: as :meth:`apply`)."""
+        _check_text("create(namespace=...)", namespace, optional=True)
+        result = self.client.create(obj, namespace=namespace,
+                                    field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
     def update(self, obj: dict[str, Any], *, field_validation: str | None = None) -> dict[str, Any]:
-        result = self.client.update(obj, field_validation=field_validation)
+        """Replace ``obj`` (``field_validation``: as :meth:`apply`)."""
+        result = self.client.update(obj, field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
@@ -385,12 +459,13 @@ class FakeCluster:
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
+        """Patch one object (``field_validation``: as :meth:`apply`; Strict's rejection of a patch is a 422)."""
         _check_names(kind, name, namespace)
         _check_text("patch_type (merge, json, strategic, apply or a media type)", patch_type)
         _check_text("subresource", subresource, optional=True)
         _check_text("field_validation (Strict, Warn or Ignore)", field_validation, optional=True)
         result = self.client.patch(kind, name, patch, namespace, patch_type=patch_type, subresource=subresource,
-                                   field_validation=field_validation)
+                                   field_validation=self._field_validation(field_validation))
         self.run_until_idle()
         return result
 
@@ -427,7 +502,8 @@ class FakeCluster:
                ) -> builtins.list[dict[str, Any]]:
         """Recorded core/v1 Events, oldest first, optionally about one object or with one reason."""
         if involved is not None and not (isinstance(involved, dict) and isinstance(involved.get("metadata"), dict)):
-            raise UsageError(f"events(involved) takes an object (a dict with metadata) or None, got {involved!r}")
+            raise UsageError(f"events(involved) takes an object (a dict with metadata) or None, "
+                             f"got {brief_repr(involved)}")
         for what, value in (("reason", reason), ("namespace", namespace), ("kind", kind), ("name", name)):
             _check_text(f"events({what}=...)", value, optional=True)
         items = self.client.list("events", namespace)

@@ -16,7 +16,7 @@
     │   ├── TooManyRequests       429 TooManyRequests
     │   └── InternalError         500 InternalError
     ├── UsageError                harness misuse; the message says how to fix it
-    └── SimulationError           a step budget or a virtual-time budget ran out
+    └── SimulationError           a budget ran out: steps, virtual time, or objects to simulate
 
 API errors are values of the API, not bugs: the message, reason and causes are those a real
 API server (Kubernetes 1.33/1.34) returns. ``FieldError`` reproduces apimachinery's
@@ -69,7 +69,8 @@ class UsageError(FakeKubeError, TypeError):
 
 
 class SimulationError(FakeKubeError):
-    """A budget ran out: too many steps at one instant, or a predicate that never held in time."""
+    """A budget ran out: too many steps at one instant, a predicate that never held in time, or more
+    Jobs or pods than the simulation holds (raised where they would be created, never at admission)."""
 
 
 class StrictModeError(FakeKubeError):

@@ -9,7 +9,7 @@ Fixtures
                          directory, so kubectl's discovery cache never leaks between tests) for the test
 Marker
     ``@pytest.mark.fakekube(nodes=4, seed=7, feature_gates={...}, simulate=True, clock="manual", speed=1,
-    quiet_ms=50, controller=True, run_seconds=60)``
+    quiet_ms=50, controller=True, run_seconds=60, field_validation="Strict")``
         ``nodes``          Ready nodes ``node-0`` … to add (default: 0, or 4 for ``jobset_cluster``)
         ``seed``           pins the seed in code (beats ``--fakekube-seed``)
         ``feature_gates``  JobSet feature gates (``jobset_cluster`` only)
@@ -19,6 +19,11 @@ Marker
                            reconciles)
         ``run_seconds``    how long pods without a script run before exiting 0 (default 60, as
                            ``jobset-ref simulate``: ``jobset_ref.run_time.DEFAULT_RUN_SECONDS``; None: forever)
+        ``field_validation``  how the cluster's ``apply``/``create``/``update``/``patch`` treat a field the
+                           kind does not declare: ``"Strict"`` (the fixtures' default: a typo such as
+                           ``backofLimit`` fails the test with kubectl's ``strict decoding error: unknown
+                           field "..."``), ``"Warn"`` (kube-apiserver's and ``FakeCluster``'s default: an
+                           ``ApiWarning`` each) or ``"Ignore"``. Requests over HTTP keep the server's rule.
     Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
@@ -64,7 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
-        "controller=True, run_seconds=60): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
+        "controller=True, run_seconds=60, field_validation='Strict'): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
 
 
 def seed_for(nodeid: str) -> int:
@@ -73,7 +78,10 @@ def seed_for(nodeid: str) -> int:
 
 
 _MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller",
-                    "run_seconds")
+                    "run_seconds", "field_validation")
+#: The fixtures' field validation: a typo in a test's manifest fails the test (``kubectl apply``'s default).
+DEFAULT_FIELD_VALIDATION = "Strict"
+_FIELD_VALIDATIONS = ("Ignore", "Warn", "Strict")
 
 
 def _usage_error(message: str) -> Exception:
@@ -127,6 +135,10 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
                                     or run_seconds < 0):
         raise _usage_error(f"@pytest.mark.fakekube(run_seconds=...) takes a non-negative number of seconds or None, "
                            f"got {run_seconds!r}")
+    field_validation = options.get("field_validation", DEFAULT_FIELD_VALIDATION)
+    if field_validation not in _FIELD_VALIDATIONS:
+        raise _usage_error(f"@pytest.mark.fakekube(field_validation=...) takes "
+                           f"{', '.join(map(repr, _FIELD_VALIDATIONS))}, got {field_validation!r}")
     if not isinstance(options.get("controller", True), bool):
         raise _usage_error(f"@pytest.mark.fakekube(controller=...) takes True or False, got {options['controller']!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
@@ -141,7 +153,8 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
 
     options = _options(request)
     cluster = FakeCluster(seed=options["seed"], simulate=options.get("simulate", True),
-                          strict=bool(request.config.getoption("--fakekube-strict")))
+                          strict=bool(request.config.getoption("--fakekube-strict")),
+                          field_validation=options.get("field_validation", DEFAULT_FIELD_VALIDATION))
     if options.get("simulate", True):
         from jobset_ref.run_time import DEFAULT_RUN_SECONDS
 

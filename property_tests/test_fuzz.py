@@ -1,5 +1,7 @@
 """Fuzzing the harness with bad input: mutated objects of every served kind, every patch type,
-YAML text, selectors and harness arguments.
+YAML text, selectors and harness arguments, and the inputs that once crashed ``apply``
+(``harness_door``: Lists of non-objects, objects nested thousands of levels deep, namespaces that
+are not strings, malformed last-applied annotations on live objects).
 
 The only outcomes allowed are success, an :class:`~fakekube.ApiError` (a Kubernetes ``Status``
 with a code Kubernetes uses) and a :class:`~fakekube.UsageError`; a rejected request changes
@@ -190,11 +192,50 @@ json_patches = st.lists(st.fixed_dictionaries(
     optional={"value": json_values, "from": st.sampled_from(["/spec", "/metadata", "/x"])}), max_size=3)
 
 
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+@st.composite
+def deeply_nested(draw: st.DrawFn) -> Any:
+    """A dict or list nested thousands of levels deep (built without recursion)."""
+    value: Any = draw(st.sampled_from([None, 1, "x", {}, []]))
+    as_list = draw(st.booleans())
+    for _ in range(draw(st.integers(1_000, 5_000))):
+        value = [value] if as_list else {"a": value}
+    return value
+
+
+@st.composite
+def harness_door(draw: st.DrawFn) -> tuple[str, Any]:
+    """The inputs fuzzing found crashing ``apply`` (issue 25): a List whose items are not objects,
+    an object nested thousands of levels deep, a namespace that is not a string, a live object whose
+    last-applied annotation is malformed."""
+    kind = draw(st.sampled_from(sorted(SEEDS)))
+    what = draw(st.sampled_from(["list", "deep", "namespace", "last-applied"]))
+    if what == "list":
+        items = draw(st.lists(st.one_of(json_values, mutated(kind)), min_size=1, max_size=3))
+        doc = {"apiVersion": "v1", "kind": draw(st.sampled_from(["List", f"{kind}List"])), "items": items}
+        return ("apply-yaml", _yaml_text(doc)) if draw(st.booleans()) else ("apply-dict", doc)
+    obj = copy.deepcopy(SEEDS[kind])
+    if what == "deep":
+        paths = [p for p in _paths(obj) if p]
+        where = draw(st.sampled_from([("kind",), ("apiVersion",), *paths]))
+        return "apply-dict", _set(obj, where, draw(deeply_nested()))
+    if what == "namespace":
+        obj["metadata"]["namespace"] = draw(st.one_of(json_values, st.lists(st.text(max_size=3), min_size=1)))
+        return ("apply-live", (kind, None, obj)) if draw(st.booleans()) else ("apply-dict", obj)
+    annotation = draw(st.one_of(st.text(max_size=8), st.sampled_from(["{", "[1]", "5", '"x"', "null", "", "{}"]),
+                                st.builds(json.dumps, json_values)))
+    return "apply-live", (kind, annotation, draw(mutated(kind)))
+
+
 @st.composite
 def operations(draw: st.DrawFn) -> tuple[str, Any]:
     kind = draw(st.sampled_from(sorted(SEEDS)))
     op = draw(st.sampled_from(["create", "create", "update", "patch", "patch", "apply-yaml", "apply-dict",
-                               "list", "watch", "delete", "args", "status"]))
+                               "list", "watch", "delete", "args", "status", "door"]))
+    if op == "door":
+        return draw(harness_door())
     if op == "create":
         return op, (kind, draw(mutated(kind)))
     if op == "update":
@@ -287,6 +328,8 @@ def _perform(cluster: FakeCluster, op: str, args: Any) -> Any:
         return cluster.patch(kind, seed["metadata"]["name"], body, patch_type=patch_type, subresource=sub)
     if op in ("apply-yaml", "apply-dict"):
         return cluster.apply(args)
+    if op == "apply-live":
+        return cluster.apply(args[2])
     if op == "list":
         kind, label_selector, field_selector = args
         return cluster.list(kind, label_selector=label_selector, field_selector=field_selector)
@@ -303,7 +346,22 @@ def _perform(cluster: FakeCluster, op: str, args: Any) -> Any:
     return method(*positional, **keywords)
 
 
+def _prepare(cluster: FakeCluster, op: str, args: Any) -> None:
+    """What an ``apply-live`` finds: its kind's seed object, with the given last-applied annotation."""
+    if op != "apply-live":
+        return
+    kind, annotation, _ = args
+    live = copy.deepcopy(SEEDS[kind])
+    if annotation is not None:
+        live["metadata"]["annotations"] = {LAST_APPLIED: annotation}
+    try:
+        cluster.create(live)
+    except ApiError:
+        pass
+
+
 def _outcome(cluster: FakeCluster, op: str, args: Any) -> str:
+    _prepare(cluster, op, args)
     before = _snapshot(cluster)
     try:
         _perform(cluster, op, args)
@@ -353,6 +411,13 @@ def test_bad_input_gets_an_api_error_or_a_usage_error_short(ops: list[tuple[str,
 @LONG
 @given(st.lists(operations(), min_size=1, max_size=6))
 def test_bad_input_gets_an_api_error_or_a_usage_error_long(ops: list[tuple[str, Any]]) -> None:
+    _run(ops)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.lists(harness_door(), min_size=1, max_size=4))
+def test_the_inputs_that_crashed_apply_get_an_api_error_or_a_usage_error(ops: list[tuple[str, Any]]) -> None:
     _run(ops)
 
 

@@ -109,7 +109,7 @@ def test_the_plugin_is_loaded_through_the_installed_entry_point(project: pytest.
     assert "--fakekube-trace={off,tail,full}" in help_text
     project.runpytest_inprocess("--markers").stdout.fnmatch_lines(
         ["@pytest.mark.fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, "
-         "quiet_ms=50, controller=True, run_seconds=60)*"])
+         "quiet_ms=50, controller=True, run_seconds=60, field_validation='Strict')*"])
 
 
 def test_a_project_that_never_uses_the_fixtures_imports_nothing_heavy(project: pytest.Pytester) -> None:
@@ -293,19 +293,82 @@ def test_a_bad_marker_is_a_clear_usage_error(project: pytest.Pytester) -> None:
         @pytest.mark.fakekube(feature_gates={"NoSuchGate": True})
         def test_unknown_gate(jobset_cluster):
             pass
+
+        @pytest.mark.fakekube(field_validation="strict")
+        def test_wrong_field_validation(fake_cluster):
+            pass
     """)
     result = project.runpytest_inprocess()
-    result.assert_outcomes(errors=5)
+    result.assert_outcomes(errors=6)
     result.stdout.fnmatch_lines_random([
         "E * fakekube.errors.UsageError: @pytest.mark.fakekube takes only the keywords nodes=, seed=, "
-        "feature_gates=, simulate=, clock=, speed=, quiet_ms=, controller=, run_seconds=; got node= (did you mean nodes=?)",
+        "feature_gates=, simulate=, clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=; "
+        "got node= (did you mean nodes=?)",
         "E *UsageError: @pytest.mark.fakekube takes keywords only (nodes=, seed=, feature_gates=, simulate=, "
-        "clock=, speed=, quiet_ms=, controller=, run_seconds=); got positional arguments (3,)",
+        "clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=); got positional arguments (3,)",
         "E *UsageError: @pytest.mark.fakekube(nodes=...) takes a non-negative int, got '3'",
         "E *UsageError: @pytest.mark.fakekube(simulate=...) takes True or False, got 'no'",
         "E *UsageError: unknown JobSet feature gate 'NoSuchGate'; known gates: *",
+        "E *UsageError: @pytest.mark.fakekube(field_validation=...) takes 'Ignore', 'Warn', 'Strict', got 'strict'",
     ])
     assert "def _options" not in result.stdout.str()  # the plugin's own frames are hidden
+
+
+TYPO = JOBSET.replace("backoffLimit: 0", "backofLimit: 0")
+TYPO_PATH = "spec.replicatedJobs[0].template.spec.backofLimit"
+
+
+def test_a_typo_fails_the_test_with_kubectl_s_message_unless_the_marker_relaxes_it(
+        project: pytest.Pytester) -> None:
+    """The fixtures validate strictly, as `kubectl apply` does by default: a misspelled field is not
+    dropped silently (the Job would then run with the default backoffLimit of 6)."""
+    write(project, "test_typos", f"""
+        import warnings
+        from fakekube import ApiWarning, BadRequest, Invalid
+
+        TYPO = JOBSET.replace("backoffLimit: 0", "backofLimit: 0")
+        KUBECTL = ('JobSet in version "v1alpha2" cannot be handled as a JobSet: strict decoding error: '
+                   'unknown field "{TYPO_PATH}"')
+
+        def test_jobset_cluster_is_strict(jobset_cluster):
+            assert jobset_cluster.field_validation == "Strict"
+            jobset_cluster.apply(TYPO)
+
+        def test_strict_message(jobset_cluster):
+            with pytest.raises(BadRequest) as err:
+                jobset_cluster.create(__import__("yaml").safe_load(TYPO))
+            assert err.value.message == KUBECTL
+            assert jobset_cluster.list("jobsets.jobset.x-k8s.io") == []
+
+        def test_fake_cluster_is_strict(fake_cluster):
+            with pytest.raises(BadRequest, match='unknown field "spec.backofLimit"'):
+                fake_cluster.apply(JOB.replace("backoffLimit", "backofLimit"))
+            fake_cluster.apply(JOB)
+            with pytest.raises(Invalid, match='unknown field "spec.paralelism"'):
+                fake_cluster.patch("Job", "pi", {{"spec": {{"paralelism": 2}}}})
+
+        def test_fake_apiserver_cluster_is_strict(fake_apiserver):
+            assert fake_apiserver.cluster.field_validation == "Strict"
+
+        @pytest.mark.fakekube(field_validation="Warn")
+        def test_warn(jobset_cluster):
+            with pytest.warns(ApiWarning) as warned:
+                stored = jobset_cluster.apply(TYPO)
+            assert [str(w.message) for w in warned] == ['unknown field "{TYPO_PATH}"']
+            assert "backofLimit" not in stored["spec"]["replicatedJobs"][0]["template"]["spec"]
+
+        @pytest.mark.fakekube(field_validation="Ignore")
+        def test_ignore(jobset_cluster):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                jobset_cluster.apply(TYPO)
+    """)
+    result = project.runpytest_inprocess()
+    result.assert_outcomes(passed=5, failed=1)
+    out = result.stdout.str()
+    assert "FAILED test_typos.py::test_jobset_cluster_is_strict" in out
+    assert ('E           fakekube.errors.BadRequest: JobSet in version "v1alpha2" cannot be handled as a JobSet: '
+            f'strict decoding error: unknown field "{TYPO_PATH}"') in out
 
 
 # ====================================================================== failure reports

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import reprlib
 from collections.abc import Callable
 from functools import partial
 from marshal import dumps as _marshal
 from marshal import loads as _unmarshal
 from typing import Any
 
-__all__ = ["compact_json", "copier", "deep_copy", "get_path", "json_differences", "json_equal"]
+__all__ = ["brief_repr", "compact_json", "copier", "deep_copy", "get_path", "json_differences", "json_equal"]
 
 
 def deep_copy(value: Any) -> Any:
@@ -25,6 +26,18 @@ def deep_copy(value: Any) -> Any:
         except ValueError:
             return _walk_copy(value)
     return value
+
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel = 4
+_BRIEF.maxstring = _BRIEF.maxother = 80
+
+
+def brief_repr(value: Any) -> str:
+    """``repr(value)`` for an error message, cut after a few levels, items and characters: a
+    value nested thousands of levels deep has no full repr (``RecursionError``), and a huge one
+    would bury the message."""
+    return _BRIEF.repr(value)
 
 
 def copier(value: Any) -> Callable[[], Any]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fakekube._core.jsonutil import brief_repr
 from fakekube.errors import NotFound, ResourceName, UsageError
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Registry:
         api_version = obj.get("apiVersion")
         if not isinstance(kind, str) or not kind or not isinstance(api_version, str) or not api_version:
             raise UsageError("an object needs 'apiVersion' and 'kind' (e.g. apiVersion: batch/v1, kind: Job); "
-                             f"got apiVersion={api_version!r}, kind={kind!r}")
+                             f"got apiVersion={brief_repr(api_version)}, kind={brief_repr(kind)}")
         found = self._by_kind.get((kind, api_version))
         if found is not None:
             return found

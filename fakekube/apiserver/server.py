@@ -218,10 +218,12 @@ class ApiServer:
     def resource(self, name: str | ResourceType) -> ResourceType:
         return name if isinstance(name, ResourceType) else self.registry.resolve(name)
 
-    def _ns(self, rt: ResourceType, namespace: str | None) -> str:
+    def _ns(self, rt: ResourceType, namespace: Any) -> str:
+        """The namespace a request acts in; a body's namespace that is not a string stays in the body,
+        whose decoding rejects it (400), as kube-apiserver decodes a body before anything else."""
         if not rt.namespaced:
             return ""
-        return namespace or "default"
+        return namespace if isinstance(namespace, str) and namespace else "default"
 
     def _react(self, verb: str, rt: ResourceType, namespace: str, name: str, sub: str | None) -> None:
         self._write_delay = 0
@@ -354,8 +356,10 @@ class ApiServer:
         for key in OMIT_EMPTY_METADATA:  # Go's omitempty: an empty list or map is not stored
             if key in meta and not meta[key]:
                 del meta[key]
+        body_ns = meta.get("namespace")
+        if body_ns is not None and not isinstance(body_ns, str):
+            return obj  # not a string: left for typed decoding to reject (see _ns)
         if rt.namespaced:
-            body_ns = meta.get("namespace")
             if body_ns and body_ns != namespace:
                 raise BadRequest("the namespace of the provided object does not match the namespace sent on the request")
             meta["namespace"] = namespace

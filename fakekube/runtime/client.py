@@ -10,6 +10,8 @@ the same verbs without the copies.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -38,10 +40,26 @@ def _write_info(field_validation: str | None) -> WriteInfo | None:
 
 
 def _issue_warnings(info: WriteInfo | None) -> None:
-    """Issue what a successful write collected as :class:`ApiWarning` (attributed to the verb's caller)."""
-    if info is not None:
+    """Issue what a successful write collected as :class:`ApiWarning`, attributed to the first
+    caller outside fakekube (the test's line, not the harness verb that made the call)."""
+    if info is not None and info.warnings:
+        level = _first_frame_outside_fakekube()
         for text in info.warnings:
-            warnings.warn(ApiWarning(text), stacklevel=3)
+            warnings.warn(ApiWarning(text), stacklevel=level)
+
+
+_FAKEKUBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _first_frame_outside_fakekube() -> int:
+    """The ``stacklevel`` (seen from :func:`_issue_warnings`) of the nearest frame whose code is
+    not fakekube's (Python 3.12's ``skip_file_prefixes``, which 3.11 lacks)."""
+    frame = sys._getframe(1)  # _issue_warnings: stacklevel 1
+    level = 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_FAKEKUBE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class _Verbs:

@@ -9,6 +9,8 @@
   controller-runtime's default); a pass that returns normally forgets them. Every retry is
   traced in one format: ``<name> <verb> <ns>/<name> error <code> <reason>: <message> (retry in
   <s>s)`` for an ``ApiError``, ``… error: <text> (retry in <s>s)`` for any other retried error.
+- A :class:`~fakekube.errors.SimulationError` (a budget ran out) stops the simulation: it
+  propagates out of the loop, strict or not.
 - Any other exception is a bug: in ``strict`` mode (the default) it propagates out of the loop
   into the test that is running the simulation, so failures are never silently ignored; with
   ``strict=False`` it is traced as a crash and retried by the same rule.
@@ -27,7 +29,7 @@ from functools import partial
 from fakekube._core.clock import MILLISECOND, SECOND, SimTime
 from fakekube._core.loop import EventLoop, Handle, Priority
 from fakekube._core.trace import Trace
-from fakekube.errors import ApiError, UsageError
+from fakekube.errors import ApiError, SimulationError, UsageError
 
 __all__ = ["DEFAULT_BACKOFF", "Backoff", "Controller", "Result", "TerminalError"]
 
@@ -123,6 +125,9 @@ class Controller:
             self.trace.add(f"{self.name} {self.verb} {key[0]}/{key[1]} terminal error: {err}")
             self._failures.pop(key, None)
             return
+        except SimulationError as err:  # a budget: the simulation stops here, strict or not
+            self.trace.add(f"{self.name} {self.verb} {key[0]}/{key[1]} stopped the simulation: {err}")
+            raise
         except Exception as err:
             retried = isinstance(err, self.retry_on)
             if not retried:

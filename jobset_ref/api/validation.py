@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from fakekube.errors import ApiError, FieldError, Invalid, NotFound, ResourceName, SimulationError, go_quote
+from fakekube.errors import ApiError, FieldError, Invalid, NotFound, ResourceName, go_quote
 from fakekube.machinery.validation import is_dns1035_label, is_dns1123_subdomain
 from fakekube.machinery.validation import regex_error as _regex_error
 from jobset_ref.api import constants as c
@@ -256,29 +256,7 @@ def validate_create(
     # Step 9: volumeClaimPolicies.
     if spec.volume_claim_policies:
         errs.extend(_validate_volume_claim_policies(model, name, pvc_lookup))
-    if not errs:
-        # DEVIATION(upstream): no such budget upstream; a simulation in memory needs one.
-        check_simulation_budget(rjobs)
     return errs
-
-
-#: How many Jobs, and pods at once, one JobSet may ask of the simulation. Kubernetes has no such
-#: limit (only replicas * parallelism <= MaxInt32, checked above); an in-memory simulation runs out
-#: of memory long before, so a JobSet past the budget is a ``SimulationError`` at admission.
-MAX_SIMULATED_JOBS = 10_000
-MAX_SIMULATED_PODS = 100_000
-
-
-def check_simulation_budget(rjobs: list[ReplicatedJob]) -> None:
-    """``SimulationError`` if the JobSet's Jobs or pods exceed the simulation's budget."""
-    jobs = sum(max(rjob.replicas, 0) for rjob in rjobs)
-    pods = sum(max(rjob.replicas, 0) * max(rjob.parallelism if rjob.parallelism is not None else 1, 0)
-               for rjob in rjobs)
-    if jobs > MAX_SIMULATED_JOBS or pods > MAX_SIMULATED_PODS:
-        raise SimulationError(
-            f"this JobSet asks for {jobs} Jobs running up to {pods} pods at once; the simulation's budget is "
-            f"{MAX_SIMULATED_JOBS} Jobs and {MAX_SIMULATED_PODS} pods per JobSet "
-            "(jobset_ref.api.validation.MAX_SIMULATED_JOBS / MAX_SIMULATED_PODS): make it smaller")
 
 
 def _validate_replicated_job(index: int, rjob: ReplicatedJob, jobset_name: str, known: set[str],

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube import ApiError, Result, Runtime
 from fakekube.clock import SECOND, SimTime, to_datetime
 from jobset_ref.api import constants as c
-from jobset_ref.controller import conditions, construct, observe
+from jobset_ref.controller import budget, conditions, construct, observe
 from jobset_ref.controller.apply import Applier
 from jobset_ref.controller.observe import ChildJobs
 from jobset_ref.controller.plan import Decision, Eligibility, ReconcileError
@@ -202,6 +202,9 @@ class JobSetReconciler:
     def _reconcile_replicated_jobs(self, obj: dict[str, Any], js: JobSet, draft: StatusDraft,
                                    children: ChildJobs, eligible: Eligibility) -> None:
         """``reconcileReplicatedJobs`` (spec §3.6): a failed batch ends the pass before later ones."""
+        if eligible.replicated_jobs:
+            # DEVIATION(upstream): no such budget upstream; an in-memory simulation needs one.
+            budget.check_job_budget(js)
         plan = construct.plan_creation(js, draft.model, eligible, children, restart_job_gate=self.restart_job_gate)
         for batch in plan.batches:
             self.apply.create_jobs(obj, batch)

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from fakekube import ApiWarning, BadRequest, FakeCluster, Invalid
+from fakekube import ApiWarning, BadRequest, FakeCluster, Invalid, UsageError
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "dta": {"x": "1"}}
 
@@ -34,11 +34,55 @@ def test_warn_issues_one_api_warning_per_unknown_field(cluster: FakeCluster) -> 
     assert cluster.exists("ConfigMap", "a")
 
 
-def test_without_field_validation_nothing_is_checked(cluster: FakeCluster) -> None:
+def test_by_default_every_write_warns_as_kube_apiserver_does(cluster: FakeCluster) -> None:
+    """A real API server's default is Warn: a typo is dropped, never silently. The warning points
+    at the caller's line, not at the harness."""
+    assert cluster.field_validation == "Warn"
+    writes = [lambda: cluster.apply(CONFIGMAP), lambda: cluster.create({**CONFIGMAP, "metadata": {"name": "b"}}),
+              lambda: cluster.update({**cluster.get("ConfigMap", "b"), "dta": {"y": "2"}}),
+              lambda: cluster.patch("ConfigMap", "b", {"dta": {"z": "3"}})]
+    for write in writes:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            write()
+        assert [(w.category, str(w.message), w.filename) for w in caught] == [
+            (ApiWarning, 'unknown field "dta"', __file__)]
+
+
+def test_ignore_drops_unknown_fields_silently(cluster: FakeCluster) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        cluster.apply(CONFIGMAP)
         cluster.apply(CONFIGMAP, field_validation="Ignore")
+    quiet = FakeCluster(seed=0, simulate=False, field_validation="Ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet.apply(CONFIGMAP)
+        quiet.patch("ConfigMap", "a", {"dta": {"z": "3"}})
+
+
+def test_the_cluster_default_applies_to_every_write_and_a_verb_overrides_it() -> None:
+    cluster = FakeCluster(seed=0, simulate=False, field_validation="Strict")
+    rv = cluster.api.store.rv
+    for write in (lambda: cluster.apply(CONFIGMAP), lambda: cluster.create(CONFIGMAP)):
+        with pytest.raises(BadRequest) as err:
+            write()
+        assert err.value.message.endswith('strict decoding error: unknown field "dta"')
+    assert cluster.api.store.rv == rv
+    cluster.create({k: v for k, v in CONFIGMAP.items() if k != "dta"})
+    with pytest.raises(BadRequest):
+        cluster.update({**cluster.get("ConfigMap", "a"), "dta": {}})
+    with pytest.raises(Invalid):
+        cluster.patch("ConfigMap", "a", {"dta": {"z": "3"}})
+    with pytest.warns(ApiWarning, match='unknown field "dta"'):
+        cluster.apply(CONFIGMAP, field_validation="Warn")
+
+
+def test_a_bad_cluster_default_is_a_usage_error() -> None:
+    for bad in ("strict", "Loud", None, True):
+        with pytest.raises(UsageError) as err:
+            FakeCluster(seed=0, simulate=False, field_validation=bad)  # type: ignore[arg-type]
+        assert str(err.value) == ("FakeCluster(field_validation=...) takes 'Ignore', 'Strict', 'Warn', "
+                                  f"got {bad!r}")
 
 
 def test_strict_patch_is_422_as_upstream(cluster: FakeCluster) -> None:

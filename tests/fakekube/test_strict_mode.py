@@ -12,7 +12,7 @@ import pytest
 
 from fakekube import Client, FakeCluster
 from fakekube.cluster import STRICT_ENV
-from fakekube.errors import BadRequest, Invalid, StrictModeError
+from fakekube.errors import ApiWarning, BadRequest, Invalid, StrictModeError
 from fakekube.runtime._shared_client import SharedClient, SimulatorClient
 from fakekube.runtime.context import SIMULATORS
 from fakekube.testing.builders import make_pod
@@ -135,7 +135,8 @@ def test_strict_mode_blames_a_simulator_only_for_fields_it_added(fast: None) -> 
     cluster.add_nodes(1)
     pod = make_pod("p")
     pod["spec"]["colour"] = "blue"
-    cluster.create(pod)
+    with pytest.warns(ApiWarning, match='^unknown field "spec.colour"$'):
+        cluster.create(pod)
     cluster.advance(30)
     assert cluster.get("Pod", "p")["status"]["phase"] == "Running"
     running = cluster.api.get("pods", "p", "default")

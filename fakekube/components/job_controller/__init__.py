@@ -36,7 +36,10 @@ PodIndexLabel on), function by function, one module per upstream concern:
 The controller reads Jobs and Pods from the shared informers (pods indexed by the UID of their
 controlling Job, so a sync is O(pods of that Job)) and writes only through the client, so every
 create, patch, delete and status update appears in the trace. Failed syncs (API errors) are
-retried with the Job controller's own backoff (1 s doubling to 1 min).
+retried with the Job controller's own backoff (1 s doubling to 1 min). A Job whose missing pods
+would take the cluster past ``controller.MAX_SIMULATED_PODS`` (100,000) stops the simulation with a
+``SimulationError`` naming it, before any of them is created (a deviation: Kubernetes has no such
+budget).
 
 Known upstream bug deliberately *not* reproduced: during the recreation-backoff early return,
 ``manageJob`` reports the real number of active pods (the fixed behaviour of
