@@ -523,3 +523,53 @@ def test_the_timeline_names_evictions_and_suspensions_as_causes(capsys: pytest.C
     assert code == 0
     assert ("00:00:30.000  Pods    default/pytorch-workers-0  4 pods Terminating (deleted by the Job controller: the "
             "Job is suspended)\n") in out
+
+
+TOO_LARGE = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: big}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: 20000
+    template: {spec: {template: {spec: {containers: [{name: c, image: busybox}]}}}}
+"""
+
+TYPO = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: t}
+spec:
+  replicatedJob: []
+  replicatedJobs:
+  - name: w
+    template: {spec: {template: {spec: {containers: [{name: c, image: busybox}]}}}}
+"""
+
+
+def test_a_jobset_too_large_to_simulate_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "big.yaml").write_text(TOO_LARGE)
+    result = cli("simulate", str(tmp_path / "big.yaml"))
+    assert result.returncode == 2
+    assert result.stderr.startswith("jobset-ref: the JobSet default/big asks for 20000 Jobs; the simulation's budget")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_serve_checks_fields_as_kubectl_apply_does(tmp_path: Path) -> None:
+    """Strict by default (the rejection as kubectl prints it, exit 1, nothing served); --validate warn
+    prints kubectl's warning line and serves."""
+    (tmp_path / "typo.yaml").write_text(TYPO)
+    result = cli("serve", str(tmp_path / "typo.yaml"), "--kubeconfig", str(tmp_path / "kc"))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f'Error from server (BadRequest): error when creating "{tmp_path / "typo.yaml"}": JobSet in version '
+        '"v1alpha2" cannot be handled as a JobSet: strict decoding error: unknown field "spec.replicatedJob"',
+        "jobset-ref: a manifest was rejected: nothing served"]
+    proc = subprocess.Popen([sys.executable, "-m", "jobset_ref.cli", "serve", str(tmp_path / "typo.yaml"),
+                             "--validate", "warn", "--kubeconfig", str(tmp_path / "kc")], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("https://127.0.0.1:")
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert err.splitlines()[0] == 'Warning: unknown field "spec.replicatedJob"'

@@ -65,7 +65,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jobset-ref", description="Explore JobSet semantics on a simulated cluster.",
         epilog="exit codes: 0 as asked; 1 rejected by the API server (a manifest, a kind that is not served, a "
-               "what-if action); 2 bad input; 3 a what-if never happened; 4 --expect did not hold. "
+               "what-if action); 2 bad input (also a manifest too large to simulate); 3 a what-if never happened; 4 --expect did not hold. "
                "'jobset-ref COMMAND --help' tells more.")
     parser.add_argument("--version", action="version", version=f"jobset-ref {_version()}",
                         help="print the version and exit")
@@ -100,9 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("jobset-ref: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # a readable line, never a traceback
-        from fakekube import ApiError, UsageError
+        from fakekube import ApiError, SimulationError, UsageError
 
-        if isinstance(err, ApiError | UsageError):
+        if isinstance(err, ApiError | UsageError | SimulationError):
             print(f"jobset-ref: {err}", file=sys.stderr)
             return EXIT_USAGE
         raise

@@ -122,15 +122,7 @@ def parse_documents(path: str, text: str) -> list[Any]:
 
 def load_manifests(paths: Sequence[str]) -> list[dict[str, Any]]:
     """Every document of the given files (``-``: stdin); each needs apiVersion and kind."""
-    docs: list[dict[str, Any]] = []
-    for path in paths:
-        for doc in parse_documents(path, read_text(path)):
-            if not isinstance(doc, dict) or not doc.get("kind") or not doc.get("apiVersion"):
-                raise CliError(f"{path}: every document needs apiVersion and kind")
-            docs.append(doc)
-    if not docs:
-        raise CliError("no objects found in the given manifests")
-    return docs
+    return [doc for _, doc in load_sources(paths)]
 
 
 def load_sources(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -193,6 +185,28 @@ def add_validate_option(parser: Any) -> None:
                         help="field validation, as kubectl's --validate: strict (default; an unknown or "
                              "misspelled field rejects the object), warn (print a warning and drop it), "
                              "ignore/false (drop it silently)")
+
+
+def apply_sources(cluster: Any, sources: Sequence[tuple[str, dict[str, Any]]], validate: str) -> int:
+    """Apply each ``(path, document)`` as ``kubectl apply --validate=<validate>`` does, printing its
+    warnings and rejections on stderr as kubectl prints them; returns how many were rejected."""
+    import warnings
+
+    from fakekube import ApiError
+
+    rejected = 0
+    for path, doc in sources:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                cluster.apply(doc, field_validation=FIELD_VALIDATION[validate])
+        except ApiError as err:
+            rejected += 1
+            print(rejection(path, doc, err), file=sys.stderr)
+            continue
+        for line in warning_lines(caught):
+            print(line, file=sys.stderr)
+    return rejected
 
 
 def warning_lines(caught: Sequence[Any]) -> list[str]:

@@ -9,7 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jobset_ref.cli.common import CliError, load_manifests, parse_gates
+from jobset_ref.cli.common import (
+    EXIT_REJECTED,
+    CliError,
+    add_validate_option,
+    apply_sources,
+    load_sources,
+    parse_gates,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -23,6 +30,7 @@ def add_parser(sub: Any) -> None:
     srv.add_argument("manifests", nargs="*", metavar="MANIFEST", help="manifests to apply before serving (- for stdin)")
     srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     srv.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
+    add_validate_option(srv)
     srv.add_argument("--kubeconfig", default=None,
                      help="where to write a kubeconfig for the server (default: ./kubeconfig.fakekube)")
     srv.add_argument("--nodes", type=int, default=4, help="Ready nodes node-0... to add (default 4)")
@@ -74,13 +82,14 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
     if args.nodes < 0:
         raise CliError(f"--nodes {args.nodes} must not be negative")
-    docs = load_manifests(args.manifests) if args.manifests else []
+    sources = load_sources(args.manifests) if args.manifests else []
     set_epoch(_epoch(args.epoch))  # this process serves one cluster: before it exists
     cluster = FakeCluster(seed=args.seed)
     jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
     cluster.add_nodes(args.nodes)
-    for doc in docs:
-        cluster.apply(doc)
+    if apply_sources(cluster, sources, args.validate):
+        print("jobset-ref: a manifest was rejected: nothing served", file=sys.stderr)
+        return EXIT_REJECTED
     kubeconfig = Path(args.kubeconfig or "kubeconfig.fakekube").resolve()
     try:
         server = cluster.serve(host=args.host, port=args.port, clock=args.clock, speed=args.speed,

@@ -14,7 +14,6 @@ import argparse
 import json
 import shlex
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +22,16 @@ from jobset_ref.cli.common import (
     EXIT_OK,
     EXIT_REJECTED,
     EXIT_WHAT_IF,
-    FIELD_VALIDATION,
     CliError,
     add_validate_option,
+    apply_sources,
     parse_documents,
     parse_duration,
     parse_fault,
     parse_gates,
     parse_labels,
     read_text,
-    rejection,
     unmapped,
-    warning_lines,
 )
 from jobset_ref.cli.nodes import default_nodes, load_nodes_file, plan_nodes
 from jobset_ref.run_time import DEFAULT_RUN_SECONDS
@@ -323,7 +320,6 @@ def _run_until(cluster: Any, until: float, progress: bool, *, stop_when_finished
 
 
 def run(args: argparse.Namespace) -> int:
-    from fakekube import ApiError
     from jobset_ref.cli.follow import Follower
     from jobset_ref.conformance.scenario import ExpectationFailed, ScenarioError
     from jobset_ref.timeline import Timeline
@@ -363,19 +359,7 @@ def run(args: argparse.Namespace) -> int:
         errors = unmapped(cluster, sim.sources)
         for line in errors:
             print(line, file=sys.stderr)
-        rejected = len(errors)
-        if not errors:
-            for path, doc in sim.sources:
-                try:
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        cluster.apply(doc, field_validation=FIELD_VALIDATION[args.validate])
-                except ApiError as err:
-                    rejected += 1
-                    print(rejection(path, doc, err), file=sys.stderr)
-                    continue
-                for line in warning_lines(caught):
-                    print(line, file=sys.stderr)
+        rejected = len(errors) or apply_sources(cluster, sim.sources, args.validate)
         if rejected:
             problems.append(f"{rejected} object(s) rejected: nothing simulated")
             status = EXIT_REJECTED
