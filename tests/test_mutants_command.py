@@ -69,3 +69,14 @@ def test_a_bad_name_or_an_out_of_process_request_is_a_usage_error() -> None:
 def test_every_mistake_is_killed_or_explained() -> None:
     result = jobset_ref("conformance", "--mutants")
     assert result.returncode == 0, result.stdout[-6000:]
+
+
+def test_mistakes_run_in_parallel_print_what_one_process_prints() -> None:
+    argv = ["--mutants", "restart-attempt,success-targets-ignored", "-k", "failure/rule-matching",
+            "-k", "success/any-targets"]
+    one, two = io.StringIO(), io.StringIO()
+    assert main([*argv, "-j", "1"], out=one) == main([*argv, "-j", "2"], out=two) == 0
+    assert one.getvalue() == two.getvalue()
+    assert one.getvalue().splitlines()[:2] == [
+        "KILLED    restart-attempt          by failure/rule-matching",
+        "KILLED    success-targets-ignored  by success/any-targets"]

@@ -124,6 +124,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     parser.add_argument("--mutants", nargs="?", const="", default=None, metavar="NAME,...",
                         help="run the scenarios in process against each mistake of the catalogue (or the named "
                              "ones) and report which scenarios kill it; with --list, list the mistakes")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="with --mutants: run N mistakes at once, in forked processes (default: the number "
+                             "of CPUs); the output is the same whatever N")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -162,7 +165,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             print(f"error: no scenario id matches -k {' or '.join(map(repr, args.select))}", file=sys.stderr)
             return 2
     if args.mutants is not None:
-        return _mutants(args.mutants, scenarios, list_only=args.list, out=out)
+        if args.jobs < 1:
+            print("error: --jobs takes a positive number of processes", file=sys.stderr)
+            return 2
+        return _mutants(args.mutants, scenarios, list_only=args.list, jobs=args.jobs, out=out)
     if args.list:
         for sc in scenarios:
             print(sc.id, file=out)
@@ -200,7 +206,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     return 1 if any(counts.get(o) for o in ("FAIL", "ERROR", "XPASS")) else 0
 
 
-def _mutants(names: str, scenarios: list[Scenario], *, list_only: bool, out: TextIO) -> int:
+def _mutants(names: str, scenarios: list[Scenario], *, list_only: bool, jobs: int, out: TextIO) -> int:
     from fakekube import UsageError
     from jobset_ref.conformance.mutants import run_mutants, score_line
     from jobset_ref.mistakes import CATALOGUE, mistakes
@@ -215,7 +221,7 @@ def _mutants(names: str, scenarios: list[Scenario], *, list_only: bool, out: Tex
         for m in chosen:
             print(f"{m.name:{width}}  {m.side:10}  {m.description}", file=out)
         return 0
-    results = run_mutants(scenarios, chosen, out=out)
+    results = run_mutants(scenarios, chosen, out=out, jobs=jobs)
     if results is None:
         return 1
     problems = [p for r in results for p in r.problems]

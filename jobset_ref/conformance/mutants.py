@@ -12,7 +12,8 @@ declared ``caught_by`` scenario that passes makes the run fail, as a strict xfai
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -75,9 +76,32 @@ def killers(mistake: Mistake, scenarios: Sequence[Scenario]) -> tuple[str, ...]:
         return tuple(sc.id for sc in scenarios if _fails(sc))
 
 
-def run_mutants(scenarios: Sequence[Scenario], mistakes: Sequence[Mistake], *, out: TextIO,
+#: What a forked worker runs (set before the pool forks: the scenarios are not pickled).
+_WORK: list[Scenario] = []
+
+
+def _killers_in_worker(mistake: Mistake) -> tuple[str, ...]:
+    return killers(mistake, _WORK)
+
+
+def _all_killers(scenarios: Sequence[Scenario], mistakes: Sequence[Mistake], jobs: int) -> Iterator[tuple[str, ...]]:
+    """Each mistake's killers, in order; over ``jobs`` forked processes when there are several."""
+    if jobs <= 1 or len(mistakes) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for m in mistakes:
+            yield killers(m, scenarios)
+        return
+    _WORK[:] = scenarios
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(mistakes))) as pool:
+            yield from pool.imap(_killers_in_worker, mistakes)
+    finally:
+        _WORK.clear()
+
+
+def run_mutants(scenarios: Sequence[Scenario], mistakes: Sequence[Mistake], *, out: TextIO, jobs: int = 1,
                 progress: Callable[[str], None] | None = None) -> list[MutantResult] | None:
-    """Run ``scenarios`` against each of ``mistakes``; None when the unedited suite already fails."""
+    """Run ``scenarios`` against each of ``mistakes`` (in ``jobs`` processes); None when the unedited
+    suite already fails. Results and output are in ``mistakes`` order whatever ``jobs`` is."""
     broken = [sc.id for sc in scenarios if _fails(sc)]
     if broken:
         print(f"error: {len(broken)} scenario(s) fail against the unedited reference ({', '.join(broken)}); "
@@ -86,8 +110,8 @@ def run_mutants(scenarios: Sequence[Scenario], mistakes: Sequence[Mistake], *, o
     ran = tuple(sc.id for sc in scenarios)
     results = []
     width = max((len(m.name) for m in mistakes), default=0)
-    for m in mistakes:
-        result = MutantResult(m, killers(m, scenarios), ran)
+    for m, killed_by in zip(mistakes, _all_killers(scenarios, mistakes, jobs), strict=True):
+        result = MutantResult(m, killed_by, ran)
         results.append(result)
         if result.killed:
             print(f"KILLED    {m.name:{width}}  by {', '.join(result.killed_by)}", file=out)
