@@ -74,6 +74,16 @@ _DEFAULTING = (
         side="webhooks",
     ),
     Mistake(
+        "network-defaults-only-when-absent",
+        "Default() fills in enableDNSHostnames and publishNotReadyAddresses only when spec.network is absent, "
+        "not in a network the user gave (e.g. with just a subdomain)",
+        behaviours=("defaulting.network",),
+        edits=(Edit(DEFAULTING, "default_jobset", 'network = _child(spec, "network")',
+                    'network = _child(spec, "network") if spec.get("network") is None else {}'),),
+        caught_by=("network/service-lifecycle",),
+        side="webhooks",
+    ),
+    Mistake(
         "rule-names-one-based",
         "Default() names unnamed failure-policy rules failurePolicyRule<i+1> instead of failurePolicyRule<i>",
         behaviours=("defaulting.rule-names",),
@@ -124,6 +134,49 @@ _DEFAULTING = (
                     'crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]'
                     '["replicatedJobs"]["items"]["properties"]["replicas"].pop("default")\n    return crd'),),
         caught_by=("examples/simple-paralleljobs",),
+        side="webhooks",
+    ),
+)
+
+_SPEC = 'crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]'
+_RJOB = _SPEC + '["properties"]["replicatedJobs"]["items"]["properties"]'
+
+# The CRD mistakes edit the served CRD (``jobset_crd``): they act where the CRD is installed, which
+# is the cluster's process (in process, and the conformance runner's install out of process), not
+# the process of ``jobset-ref controller --break``.
+_CRD = (
+    Mistake(
+        "crd-startup-depends-on-rule-missing",
+        "the CRD schema lacks the CEL rule that makes InOrder startup and dependsOn mutually exclusive",
+        behaviours=("validation.cel-startup-depends-on",),
+        edits=(Edit(CRD, "jobset_crd", "return crd", f'{_SPEC}.pop("x-kubernetes-validations")\n    return crd'),),
+        caught_by=("webhooks/cel-and-schema",),
+        side="webhooks",
+    ),
+    Mistake(
+        "crd-network-mutable",
+        "the CRD schema lacks the `self == oldSelf` rule on spec.network, so the network settings may change",
+        behaviours=("validation.cel-immutable",),
+        edits=(Edit(CRD, "jobset_crd", "return crd",
+                    f'{_SPEC}["properties"]["network"].pop("x-kubernetes-validations")\n    return crd'),),
+        caught_by=("webhooks/update-immutability",),
+        side="webhooks",
+    ),
+    Mistake(
+        "crd-replicas-no-minimum",
+        "the CRD schema has no `minimum: 0` on replicatedJobs[].replicas",
+        behaviours=("validation.crd-schema",),
+        edits=(Edit(CRD, "jobset_crd", "return crd", f'{_RJOB}["replicas"].pop("minimum")\n    return crd'),),
+        caught_by=("webhooks/cel-and-schema",),
+        side="webhooks",
+    ),
+    Mistake(
+        "crd-depends-on-status-any-string",
+        "the CRD schema declares dependsOn[].status a free string instead of the enum Ready, Complete",
+        behaviours=("validation.crd-schema",),
+        edits=(Edit(CRD, "jobset_crd", "return crd",
+                    f'{_RJOB}["dependsOn"]["items"]["properties"]["status"].pop("enum")\n    return crd'),),
+        caught_by=("webhooks/cel-and-schema",),
         side="webhooks",
     ),
 )
@@ -431,4 +484,4 @@ _UPDATE = (
     ),
 )
 
-MISTAKES = (*_DEFAULTING, *_CREATE, *_UPDATE)
+MISTAKES = (*_DEFAULTING, *_CRD, *_CREATE, *_UPDATE)

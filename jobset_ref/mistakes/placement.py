@@ -60,6 +60,15 @@ _WEBHOOK = (
         side="webhooks",
     ),
     Mistake(
+        "priority-label-skips-zero",
+        "the pod webhook adds the priority label only for a non-zero priority (a truthiness test), so pods of "
+        "priority 0 get none",
+        behaviours=("exclusive.priority-label",),
+        edits=(Edit(POD_WEBHOOK, "default_pod", "    if priority is not None:", "    if priority:"),),
+        caught_by=("exclusive/replicated-job-level",),
+        side="webhooks",
+    ),
+    Mistake(
         "pod-defaulting-ignores-node-selector-strategy",
         "the mutating pod webhook handles node-selector-strategy pods too (priority label, affinities, "
         "nodeSelector)",
@@ -128,6 +137,15 @@ _WEBHOOK = (
         edits=(Edit(POD_WEBHOOK, "_live_leader_candidate",
                     "and (p.get(\"status\") or {}).get(\"phase\") not in _FINISHED_PHASES", ""),),
         caught_by=("exclusive/leader-replaced",),
+        side="webhooks",
+    ),
+    Mistake(
+        "follower-owner-unchecked",
+        "the leader lookup takes the one live pod named like the leader without checking that the follower's "
+        "Job owns it",
+        behaviours=("exclusive.leader-lookup",),
+        edits=(Edit(POD_WEBHOOK, "find_leader_pod", "    _owned_by_same_job(leader, pod)\n", ""),),
+        caught_by=("exclusive/stray-leader-pod",),
         side="webhooks",
     ),
     Mistake(
