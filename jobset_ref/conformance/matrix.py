@@ -185,6 +185,14 @@ AREAS: dict[str, tuple[Row, ...]] = {
          f"{C} §4"),
         ("exclusive.rjob-level", "exclusive-topology annotation on one rjob's template only", f"{C} §4.1"),
         ("exclusive.priority-label", "pod webhook labels pods with `jobset.sigs.k8s.io/priority`", f"{A} §9.1"),
+        ("exclusive.follower-unscheduled-leader", "a follower of an unscheduled leader is refused (transient): "
+         "`follower pod node selector not set` / `leader pod not yet scheduled`", f"{A} §9.1-9.2"),
+        ("exclusive.leader-lookup", "the leader lookup skips finished and terminating leader pods "
+         "(else `expected 1 leader pod`)", f"{A} §9.3"),
+        ("exclusive.leader-node", "leader's Node without the topology label: 403; Node gone: its 404 NotFound",
+         f"{A} §9.1"),
+        ("exclusive.repair-misplaced", "pod reconciler deletes followers outside the leader's domain "
+         "(DisruptionTarget `ExclusivePlacementViolation`), not the leader", f"{C} §10"),
     ),
     "Admission: defaulting": _rows(
         ("defaulting.success-policy", "successPolicy defaults to `{operator: All}`", f"{A} §5.2"),
@@ -195,6 +203,8 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("defaulting.rule-names", "unnamed failure-policy rules become `failurePolicyRule<i>`", f"{A} §5.2"),
         ("defaulting.retention-policy", "volume claim retentionPolicy defaults to `Delete`", f"{A} §5.2"),
         ("defaulting.crd", "CRD defaults: groupName `default`, replicas 1, restartStrategy `Recreate`", f"{A} §5.1"),
+        ("defaulting.create-only", "the mutating JobSet webhook runs on CREATE only (a field removed later "
+         "stays removed)", f"{A} §2.1; upstream config/components/webhook/manifests.yaml"),
     ),
     "Admission: validation": _rows(
         ("validation.depends-on-first", "`DependsOn can't be set for the first ReplicatedJob`", f"{A} §6.1-2"),
