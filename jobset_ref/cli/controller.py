@@ -37,6 +37,9 @@ def add_parser(sub: Any) -> None:
                      help="also serve the JobSet and pod admission webhooks on a free loopback port and register "
                           "them with the API server (MutatingWebhookConfiguration and ValidatingWebhookConfiguration, "
                           "deleted again on exit); implied by a --break of the webhooks")
+    ctl.add_argument("--crd", action="store_true",
+                     help="install this build's JobSet CRD first, replacing the one the API server has; implied "
+                          "by a --break of the CRD")
     ctl.add_argument("-v", "--verbose", action="store_true", help="print the controller's decisions on stderr")
 
 
@@ -46,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
 
     if not Path(args.kubeconfig).is_file():
         raise CliError(f"no kubeconfig at {args.kubeconfig!r}")
-    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks, webhooks=args.webhooks,
+    return run_controller(args.kubeconfig, parse_gates(args.feature_gates), breaks=args.breaks, webhooks=args.webhooks, crd=args.crd,
                           verbose=args.verbose, context=args.context)

@@ -123,7 +123,7 @@ _DEFAULTING = (
                     'crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]'
                     '["replicatedJobs"]["items"]["properties"]["groupName"].pop("default")\n    return crd'),),
         caught_by=("examples/simple-group",),
-        side="webhooks",
+        side="crd",
     ),
     Mistake(
         "crd-replicas-no-default",
@@ -134,16 +134,16 @@ _DEFAULTING = (
                     'crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]'
                     '["replicatedJobs"]["items"]["properties"]["replicas"].pop("default")\n    return crd'),),
         caught_by=("examples/simple-paralleljobs",),
-        side="webhooks",
+        side="crd",
     ),
 )
 
 _SPEC = 'crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]'
 _RJOB = _SPEC + '["properties"]["replicatedJobs"]["items"]["properties"]'
 
-# The CRD mistakes edit the served CRD (``jobset_crd``): they act where the CRD is installed, which
-# is the cluster's process (in process, and the conformance runner's install out of process), not
-# the process of ``jobset-ref controller --break``.
+# The CRD mistakes edit the CRD (``jobset_crd``): they act where the CRD is installed. In process
+# that is ``jobset_ref.install``; out of process ``jobset-ref controller --break crd-…`` installs its
+# own (mistaken) CRD over the served one, as an implementation brings its own CRD.
 _CRD = (
     Mistake(
         "crd-startup-depends-on-rule-missing",
@@ -151,7 +151,7 @@ _CRD = (
         behaviours=("validation.cel-startup-depends-on",),
         edits=(Edit(CRD, "jobset_crd", "return crd", f'{_SPEC}.pop("x-kubernetes-validations")\n    return crd'),),
         caught_by=("webhooks/cel-and-schema",),
-        side="webhooks",
+        side="crd",
     ),
     Mistake(
         "crd-network-mutable",
@@ -160,7 +160,7 @@ _CRD = (
         edits=(Edit(CRD, "jobset_crd", "return crd",
                     f'{_SPEC}["properties"]["network"].pop("x-kubernetes-validations")\n    return crd'),),
         caught_by=("webhooks/update-immutability",),
-        side="webhooks",
+        side="crd",
     ),
     Mistake(
         "crd-replicas-no-minimum",
@@ -168,7 +168,7 @@ _CRD = (
         behaviours=("validation.crd-schema",),
         edits=(Edit(CRD, "jobset_crd", "return crd", f'{_RJOB}["replicas"].pop("minimum")\n    return crd'),),
         caught_by=("webhooks/cel-and-schema",),
-        side="webhooks",
+        side="crd",
     ),
     Mistake(
         "crd-depends-on-status-any-string",
@@ -177,7 +177,7 @@ _CRD = (
         edits=(Edit(CRD, "jobset_crd", "return crd",
                     f'{_RJOB}["dependsOn"]["items"]["properties"]["status"].pop("enum")\n    return crd'),),
         caught_by=("webhooks/cel-and-schema",),
-        side="webhooks",
+        side="crd",
     ),
 )
 

@@ -6,9 +6,11 @@ breaks (rows of the conformance matrix) and the scenarios that catch it (``caugh
 them must fail while the mistake is applied; the default test suite checks that). A mistake the
 scenarios cannot catch says why in ``survives``.
 
-``side`` says which process runs the edited code when the controller is out of process:
-``controller`` (the reconcilers) or ``webhooks`` (admission: defaulting, validation, the pod
-webhook).
+``side`` says what part of an implementation the mistake is in, which decides where it acts when
+the controller is out of process: ``controller`` (the reconcilers, in the controller process),
+``webhooks`` (admission: defaulting, validation, the pod webhook; the controller process serves
+them) or ``crd`` (the CustomResourceDefinition's schema, defaults and CEL rules; the controller
+process installs its CRD over the served one).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from jobset_ref.mistakes.edits import Edit, EditError, swap
 
 __all__ = ["Mistake", "Side", "applied", "index"]
 
-Side = Literal["controller", "webhooks"]
+Side = Literal["controller", "webhooks", "crd"]
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
