@@ -33,7 +33,7 @@ from fakekube import AdmissionRequest, ApiError, NotFound
 from fakekube.runtime import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.controller.pod_controller import add_pod_name_index
-from jobset_ref.webhooks import JobSetDefaulter, JobSetValidator, PodDefaulter, PodValidator
+from jobset_ref.webhooks import JobSetDefaulter, JobSetValidator, PodDefaulter, PodValidator, webhook_rules
 
 __all__ = ["CONFIGURATION_NAMES", "WebhookServer", "json_patch_between"]
 
@@ -120,30 +120,22 @@ class WebhookServer:
 
     # ------------------------------------------------------------------ configurations
     def configurations(self) -> list[dict[str, Any]]:
-        """Upstream's two webhook configurations, pointing at this server."""
-
-        def hook(path: str, name: str, rule: dict[str, Any], operations: list[str],
-                 selector: dict[str, Any] | None = None) -> dict[str, Any]:
-            out: dict[str, Any] = {"name": name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
-                                   "failurePolicy": "Fail", "clientConfig": {"url": f"{self.url}{path}"},
-                                   "rules": [{**rule, "operations": operations}]}
-            if selector is not None:
-                out["objectSelector"] = selector
-            return out
-
-        return [
-            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
-             "metadata": {"name": CONFIGURATION_NAMES[True]},
-             "webhooks": [hook("/mutate-jobset-x-k8s-io-v1alpha2-jobset", c.MUTATING_JOBSET_WEBHOOK_NAME,
-                               _JOBSET_RULE, ["CREATE"]),
-                          hook("/mutate--v1-pod", c.MUTATING_POD_WEBHOOK_NAME, _POD_RULE, ["CREATE"], _POD_SELECTOR)]},
-            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-             "metadata": {"name": CONFIGURATION_NAMES[False]},
-             "webhooks": [hook("/validate-jobset-x-k8s-io-v1alpha2-jobset", c.VALIDATING_JOBSET_WEBHOOK_NAME,
-                               _JOBSET_RULE, ["CREATE", "UPDATE"]),
-                          hook("/validate--v1-pod", c.VALIDATING_POD_WEBHOOK_NAME, _POD_RULE, ["CREATE"],
-                               _POD_SELECTOR)]},
-        ]
+        """Upstream's two webhook configurations, pointing at this server (rules: ``webhook_rules``)."""
+        rules = webhook_rules()
+        hooks: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+        for path, (plugin, _mutating, _resource) in self.routes.items():
+            resource, operations, mutating = rules[plugin.name]
+            hook: dict[str, Any] = {"name": plugin.name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
+                                    "failurePolicy": "Fail", "clientConfig": {"url": f"{self.url}{path}"},
+                                    "rules": [{**(_POD_RULE if resource == "pods" else _JOBSET_RULE),
+                                               "operations": list(operations)}]}
+            if resource == "pods":
+                hook["objectSelector"] = _POD_SELECTOR
+            hooks[mutating].append(hook)
+        return [{"apiVersion": "admissionregistration.k8s.io/v1",
+                 "kind": "MutatingWebhookConfiguration" if mutating else "ValidatingWebhookConfiguration",
+                 "metadata": {"name": CONFIGURATION_NAMES[mutating]}, "webhooks": hooks[mutating]}
+                for mutating in (True, False)]
 
     def register(self) -> None:
         """Create (or replace) the two configurations on the API server."""

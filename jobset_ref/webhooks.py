@@ -38,6 +38,7 @@ __all__ = [
     "PodValidator",
     "has_jobset_name_label",
     "register_webhooks",
+    "webhook_rules",
 ]
 
 JOBSET_RESOURCE = f"{c.PLURAL}.{c.GROUP}"
@@ -144,14 +145,23 @@ class PodValidator(PodDefaulter):
             raise denial_through_apiserver(err, self.name) from None
 
 
+def webhook_rules() -> dict[str, tuple[str, tuple[str, ...], bool]]:
+    """Webhook name → (resource, operations, mutating): how upstream's manifests register the four
+    webhooks (``config/components/webhook/manifests.yaml``), in process and when served over HTTP."""
+    return {
+        c.MUTATING_JOBSET_WEBHOOK_NAME: (JOBSET_RESOURCE, ("CREATE",), True),
+        c.VALIDATING_JOBSET_WEBHOOK_NAME: (JOBSET_RESOURCE, ("CREATE", "UPDATE"), False),
+        c.MUTATING_POD_WEBHOOK_NAME: ("pods", ("CREATE",), True),
+        c.VALIDATING_POD_WEBHOOK_NAME: ("pods", ("CREATE",), False),
+    }
+
+
 def register_webhooks(admission: Any, *, feature_gates: Mapping[str, bool], pods: Informer) -> list[Any]:
     """Register the four webhooks on an ``AdmissionChain``; returns the plugins (for unregistering)."""
-    mjobset, vjobset = JobSetDefaulter(feature_gates), JobSetValidator(feature_gates)
-    mpod, vpod = PodDefaulter(pods), PodValidator(pods)
-    admission.register(mjobset, resources=[JOBSET_RESOURCE], operations=["CREATE"], mutating=True)
-    admission.register(vjobset, resources=[JOBSET_RESOURCE], operations=["CREATE", "UPDATE"], validating=True)
-    admission.register(mpod, resources=["pods"], operations=["CREATE"], mutating=True,
-                       object_selector=has_jobset_name_label)
-    admission.register(vpod, resources=["pods"], operations=["CREATE"], validating=True,
-                       object_selector=has_jobset_name_label)
-    return [mjobset, vjobset, mpod, vpod]
+    plugins = [JobSetDefaulter(feature_gates), JobSetValidator(feature_gates), PodDefaulter(pods), PodValidator(pods)]
+    rules = webhook_rules()
+    for plugin in plugins:
+        resource, operations, mutating = rules[plugin.name]
+        admission.register(plugin, resources=[resource], operations=list(operations), mutating=mutating,
+                           validating=not mutating, object_selector=has_jobset_name_label if resource == "pods" else None)
+    return plugins
