@@ -25,7 +25,8 @@ Options
     ``--fakekube-trace=off|tail|full``          what a failing test's report shows (default: tail)
     ``--jobset-mistake=NAME`` (repeatable)      apply these mistakes of ``jobset_ref.mistakes`` to the
                                                 reference for the whole session: do the tests catch them?
-                                                (an unknown name is a usage error naming the closest ones)
+                                                (an unknown name is a usage error naming the closest ones;
+                                                hypothesis then neither shrinks nor saves examples)
 
 A failing test that used a cluster gets a report section with its seed (and how to re-run with
 it), a table of JobSets, Jobs and Pods and the trace tail. Nothing heavy is imported until a
@@ -95,6 +96,19 @@ def _apply_mistakes(config: pytest.Config, names: list[str]) -> None:
     except EditError as err:
         raise pytest.UsageError(f"--jobset-mistake: {err}") from None
     config.stash[_MISTAKES] = (stack, [m.name for m in chosen])
+    _hypothesis_for_mistakes()
+
+
+def _hypothesis_for_mistakes() -> None:
+    """Under a mistake, hypothesis reports the first failing example as found (no shrinking) and
+    keeps no example database, so a mistake's failures never replay in ordinary runs."""
+    try:
+        from hypothesis import Phase, settings
+    except ImportError:  # pragma: no cover - hypothesis is optional for downstream projects
+        return
+    settings.register_profile("jobset-mistake", parent=settings.default, database=None,
+                              phases=[Phase.explicit, Phase.generate])
+    settings.load_profile("jobset-mistake")
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

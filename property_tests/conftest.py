@@ -3,15 +3,10 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, settings
 
 settings.register_profile("default", max_examples=40, stateful_step_count=25, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=1000, stateful_step_count=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
-# ``python -m jobset_ref.mistakes.properties``: the default examples, reported at once (no shrinking)
-# and never saved, so a mistake's failing example does not replay in the ordinary runs.
-settings.register_profile("catch", max_examples=40, stateful_step_count=25, deadline=None, database=None,
-                          phases=[Phase.explicit, Phase.generate],
-                          suppress_health_check=[HealthCheck.too_slow])

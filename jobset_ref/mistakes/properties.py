@@ -7,11 +7,12 @@ that failed), SURVIVED, TIMEOUT or ERROR, then the figure::
     python -m jobset_ref.mistakes.properties                       # every controller-side mistake
     python -m jobset_ref.mistakes.properties first-failed-job-is-last job-key-sha256
     python -m jobset_ref.mistakes.properties --side all --timeout 600 --jobs 2
+    python -m jobset_ref.mistakes.properties --tests property_tests/test_jobset_policies.py
 
-The property tests live in a source checkout (``property_tests/``), not in the wheel. Each run uses
-the ``catch`` hypothesis profile of ``property_tests/conftest.py`` (the default examples, no
-shrinking, no example database), so a failure is reported at once and no failing example of a
-mistake is saved for the ordinary runs. Exit status: 0 when every run finished (killed or
+The property tests live in a source checkout (``property_tests/``), not in the wheel. Under
+``--jobset-mistake`` hypothesis runs the profile's examples without shrinking and without its
+example database, so a failure is reported at once and no failing example of a mistake is saved
+for the ordinary runs. Exit status: 0 when every run finished (killed or
 survived), 1 when one timed out or errored, 2 on bad arguments.
 """
 
@@ -49,10 +50,10 @@ class Outcome:
     seconds: float
 
 
-def run_one(name: str, tests: Path, timeout: float) -> Outcome:
+def run_one(name: str, tests: Sequence[Path], timeout: float) -> Outcome:
     """``pytest <tests> -x --jobset-mistake <name>`` in a subprocess (its own scratch directory)."""
-    cmd = [sys.executable, "-m", "pytest", str(tests), "-x", "-q", "-rf", "-p", "no:cacheprovider",
-           "--hypothesis-profile=catch", "--jobset-mistake", name]
+    cmd = [sys.executable, "-m", "pytest", *(str(t.resolve()) for t in tests), "-x", "-q", "-rf", "-p", "no:cacheprovider",
+           "--jobset-mistake", name]
     start = time.monotonic()  # wall time on purpose: this bounds real subprocesses
     with tempfile.TemporaryDirectory(prefix="jobset-mistake-") as scratch:
         try:
@@ -84,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="mistakes to run (default: every mistake of --side)")
     parser.add_argument("--side", choices=("controller", "webhooks", "all"), default="controller",
                         help="which mistakes when no name is given (default: controller)")
-    parser.add_argument("--tests", type=Path, default=DEFAULT_TESTS, help="the property tests (default: %(default)s)")
+    parser.add_argument("--tests", type=Path, action="append", default=None, metavar="PATH",
+                        help=f"a property test file or folder (repeatable; default: {DEFAULT_TESTS})")
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds one mistake may take (default: 420)")
     parser.add_argument("--jobs", type=int, default=1, help="mistakes run at once (default: 1)")
     args = parser.parse_args(argv)
@@ -94,8 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if not args.tests.is_dir():
-        print(f"error: no property tests at {args.tests} (they live in a source checkout; give --tests PATH)",
+    tests: list[Path] = args.tests or [DEFAULT_TESTS]
+    missing = [str(t) for t in tests if not t.exists()]
+    if missing:
+        print(f"error: no property tests at {', '.join(missing)} (they live in a source checkout; give --tests PATH)",
               file=sys.stderr)
         return 2
     if args.jobs < 1 or args.timeout <= 0:
@@ -104,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     width = max(len(m.name) for m in chosen) if chosen else 0
     outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for out in pool.map(lambda m: run_one(m.name, args.tests, args.timeout), chosen):
+        for out in pool.map(lambda m: run_one(m.name, tests, args.timeout), chosen):
             outcomes.append(out)
             print(f"{out.verdict:<9} {out.name:{width}}  {out.detail}  ({out.seconds:.0f}s)", flush=True)
     print(figure(outcomes))
