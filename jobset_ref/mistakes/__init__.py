@@ -17,13 +17,14 @@ import difflib
 from collections.abc import Iterable
 
 from fakekube import UsageError
-from jobset_ref.mistakes import admission, failure, success
+from jobset_ref.mistakes import admission, failure, lifecycle, naming, network, success
 from jobset_ref.mistakes.catalogue import Mistake, Side, applied, index
 from jobset_ref.mistakes.edits import Edit, EditError
 
 __all__ = ["CATALOGUE", "Edit", "EditError", "Mistake", "Side", "applied", "mistake", "mistakes"]
 
-CATALOGUE: dict[str, Mistake] = index([*admission.MISTAKES, *success.MISTAKES, *failure.MISTAKES])
+CATALOGUE: dict[str, Mistake] = index([*admission.MISTAKES, *success.MISTAKES, *failure.MISTAKES,
+                                       *naming.MISTAKES, *network.MISTAKES, *lifecycle.MISTAKES])
 
 
 def mistake(name: str) -> Mistake:

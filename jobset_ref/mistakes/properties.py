@@ -50,25 +50,39 @@ class Outcome:
     seconds: float
 
 
+def _wall() -> float:
+    return time.monotonic()  # noqa: TID251  # noqa: wall-clock (bounds and reports real subprocesses)
+
+
 def run_one(name: str, tests: Sequence[Path], timeout: float) -> Outcome:
     """``pytest <tests> -x --jobset-mistake <name>`` in a subprocess (its own scratch directory)."""
     cmd = [sys.executable, "-m", "pytest", *(str(t.resolve()) for t in tests), "-x", "-q", "-rf", "-p", "no:cacheprovider",
            "--jobset-mistake", name]
-    start = time.monotonic()  # wall time on purpose: this bounds real subprocesses
+    start = _wall()
     with tempfile.TemporaryDirectory(prefix="jobset-mistake-") as scratch:
         try:
             proc = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True, timeout=timeout,
                                   env={**os.environ, "PYTHONHASHSEED": "0"}, check=False)
         except subprocess.TimeoutExpired:
-            return Outcome(name, "TIMEOUT", f"no answer within {timeout:g}s", time.monotonic() - start)
-    took = time.monotonic() - start
+            return Outcome(name, "TIMEOUT", f"no answer within {timeout:g}s", _wall() - start)
+    took = _wall() - start
     if proc.returncode == 0:
         return Outcome(name, "SURVIVED", "", took)
     if proc.returncode == 1:
         failed = _FAILED.search(proc.stdout)
-        return Outcome(name, "KILLED", failed.group(1) if failed else "a test failed", took)
+        return Outcome(name, "KILLED", _test_id(failed.group(1), scratch) if failed else "a test failed", took)
     tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or [""]
     return Outcome(name, "ERROR", f"pytest exit {proc.returncode}: {tail[0]}", took)
+
+
+def _test_id(reported: str, cwd: str) -> str:
+    """pytest reports the failing test relative to its working directory: make it relative to the repository."""
+    path, sep, rest = reported.partition("::")
+    try:
+        path = str((Path(cwd) / path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        pass
+    return path + sep + rest
 
 
 def figure(outcomes: Sequence[Outcome]) -> str:
