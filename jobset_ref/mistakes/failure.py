@@ -184,4 +184,22 @@ MISTAKES = (
                     "self.event(jobset, WARNING, c.JOB_CREATION_FAILED_REASON, message)", "pass"),),
         caught_by=("failure/creation-errors", "lifecycle/foreign-jobs"),
     ),
+    Mistake(
+        "max-restarts-counts-every-restart",
+        "the restart limit compares status.restarts (every restart) instead of restartsCountTowardsMax",
+        behaviours=("failure.restarts-count-towards-max", "failure.action.restart-jobset-ignore-max"),
+        edits=(Edit(FAILURE, "restart_jobset", "or ctx.status.restarts_count_towards_max >= max_restarts",
+                    "or ctx.status.restarts >= max_restarts"),),
+        caught_by=("failure/restarts-count-towards-max",),
+    ),
+    Mistake(
+        "events-before-status-write",
+        "the pass's events are emitted before its status write, so a write that fails repeats them on every retry",
+        behaviours=("failure.events", "failure.no-policy"),
+        edits=(Edit(RECONCILER, "JobSetReconciler.reconcile",
+                    "updated = self.apply.write_status(obj, draft)  # a Conflict propagates: events dropped\n"
+                    "            self.apply.emit(updated, draft.events)",
+                    "self.apply.emit(obj, draft.events)\n            self.apply.write_status(obj, draft)"),),
+        caught_by=("failure/first-failed-job-status-retry",),
+    ),
 )

@@ -309,4 +309,12 @@ MISTAKES = (
         edits=(Edit(IN_PLACE, "evaluate_in_place_restart", "previous = highest - 1", "previous = highest"),),
         caught_by=("gates/in-place-restart-attempts",),
     ),
+    Mistake(
+        "rjob-status-change-not-written",
+        "a pass that only changes replicatedJobsStatus does not write the status",
+        behaviours=("status.replicated-jobs-status",),
+        edits=(Edit(STATUS, "StatusDraft.set_replicated_jobs_status",
+                    "        self.should_update = True\n        self._changed()", "        self._changed()"),),
+        caught_by=("failure/no-failure-policy", "naming/job-spec-and-owner"),
+    ),
 )
