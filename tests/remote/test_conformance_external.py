@@ -14,7 +14,7 @@ from jobset_ref.conformance.__main__ import main
 CONTROLLER = f"{shlex.quote(sys.executable)} -m jobset_ref.cli controller --kubeconfig {{kubeconfig}}"
 SUBSET = ["naming/labels-and-annotations", "naming/job-spec-and-owner", "failure/max-restarts-zero",
           "failure/no-failure-policy", "failure/rule-matching", "lifecycle/ttl-zero"]
-RESTARTS = ["failure/rule-matching", "failure/max-restarts-zero"]
+RESTARTS = ["failure/rule-matching", "failure/restarts-count-towards-max"]
 
 
 def _run(*args: str) -> tuple[int, str]:
