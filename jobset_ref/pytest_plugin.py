@@ -28,6 +28,10 @@ Marker
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
     ``--fakekube-trace=off|tail|full``          what a failing test's report shows (default: tail)
+    ``--jobset-mistake=NAME`` (repeatable)      apply these mistakes of ``jobset_ref.mistakes`` to the
+                                                reference for the whole session: do the tests catch them?
+                                                (an unknown name is a usage error naming the closest ones;
+                                                hypothesis then neither shrinks nor saves examples)
 
 A failing test that used a cluster gets a report section with its seed (and how to re-run with
 it), a table of JobSets, Jobs and Pods and the trace tail. Nothing heavy is imported until a
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["seed_for"]
 
 _CLUSTERS = pytest.StashKey[list[Any]]()
+_MISTAKES = pytest.StashKey[Any]()
 DEFAULT_NODES = 4
 TRACE_TAIL = 40
 
@@ -63,6 +68,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fakekube-strict", action="store_true", default=False,
                     help="run the fixtures' clusters strict: every write of fakekube's simulators takes the "
                          "API server's whole request path and must pass it unchanged (slower; default: fast)")
+    group.addoption("--jobset-mistake", action="append", default=[], metavar="NAME",
+                    help="apply this mistake of the catalogue (jobset_ref.mistakes) to the reference for the whole "
+                         "session, to see whether the tests catch it (repeatable; "
+                         "`jobset-ref conformance --mutants --list` lists them)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,6 +79,53 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
         "controller=True, run_seconds=60, field_validation='Strict'): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
+    names = config.getoption("--jobset-mistake", default=None) or []
+    if names:
+        _apply_mistakes(config, names)
+
+
+def _apply_mistakes(config: pytest.Config, names: list[str]) -> None:
+    """Edit the reference with the named mistakes until the session ends (``pytest_unconfigure``)."""
+    from contextlib import ExitStack
+
+    from fakekube import UsageError
+    from jobset_ref.mistakes import EditError, applied, mistakes
+
+    try:
+        chosen = mistakes(dict.fromkeys(names))
+    except UsageError as err:
+        raise pytest.UsageError(f"--jobset-mistake: {err}") from None
+    stack = ExitStack()
+    try:
+        stack.enter_context(applied(chosen))
+    except EditError as err:
+        raise pytest.UsageError(f"--jobset-mistake: {err}") from None
+    config.stash[_MISTAKES] = (stack, [m.name for m in chosen])
+    _hypothesis_for_mistakes()
+
+
+def _hypothesis_for_mistakes() -> None:
+    """Under a mistake, hypothesis reports the first failing example as found (no shrinking) and
+    keeps no example database, so a mistake's failures never replay in ordinary runs."""
+    try:
+        from hypothesis import Phase, settings
+    except ImportError:  # pragma: no cover - hypothesis is optional for downstream projects
+        return
+    settings.register_profile("jobset-mistake", parent=settings.default, database=None,
+                              phases=[Phase.explicit, Phase.generate])
+    settings.load_profile("jobset-mistake")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    entry = config.stash.get(_MISTAKES, None)
+    return None if entry is None else f"jobset-ref mistakes applied: {', '.join(entry[1])}"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    entry = config.stash.get(_MISTAKES, None)
+    if entry is not None:
+        del config.stash[_MISTAKES]
+        entry[0].close()
 
 
 def seed_for(nodeid: str) -> int:

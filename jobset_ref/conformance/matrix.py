@@ -54,6 +54,9 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("naming.generate-name", "a generateName JobSet: Jobs, labels and Service use the generated name",
          f"{C} §5, {A} §6.0"),
         ("naming.replicas-zero", "`replicas: 0` creates no Job for that replicatedJob", f"{A} §3.3"),
+        ("naming.foreign-jobs", "a Job named like the JobSet's but not owned by it (no controller owner, or a "
+         "same-named predecessor's UID) is not adopted, counted or deleted; its create fails (`JobCreationFailed`) "
+         "until it is gone", f"{C} §3.3, §3.6; upstream createJobs TODO(#18)"),
         ("labels.jobset-name", "label+annotation `jobset.sigs.k8s.io/jobset-name`", f"{C} §4.1"),
         ("labels.jobset-uid", "label+annotation `jobset.sigs.k8s.io/jobset-uid`", f"{C} §4.1"),
         ("labels.replicatedjob-name", "label+annotation `jobset.sigs.k8s.io/replicatedjob-name`", f"{C} §4.1"),
@@ -154,6 +157,9 @@ AREAS: dict[str, tuple[Row, ...]] = {
          "tolerations/schedulingGates may change and are merged into Jobs on resume", f"{C} §9.3, {A} §7"),
         ("suspend.other-edits-rejected", "other replicatedJobs changes are rejected (`field is immutable`)",
          f"{A} §7"),
+        ("suspend.resume-merge", "resume of Jobs that ran: status.startTime cleared first; labels, annotations, "
+         "nodeSelector merged one way (keys dropped from the template stay); tolerations, schedulingGates unioned",
+         f"{C} §9.3; upstream resumeJob, collections.MergeMaps/MergeSlices"),
         ("suspend.restarting-false", "suspending sets RestartingJobSet=False `JobSetSuspended`", f"{C} §9.3"),
         ("suspend.depends-on", "a suspended JobSet creates only rjobs whose dependencies are reached",
          f"{C} §9.2"),

@@ -17,13 +17,15 @@ import difflib
 from collections.abc import Iterable
 
 from fakekube import UsageError
-from jobset_ref.mistakes import admission, failure, placement, success
+from jobset_ref.mistakes import admission, failure, lifecycle, naming, network, placement, success
 from jobset_ref.mistakes.catalogue import Mistake, Side, applied, index
 from jobset_ref.mistakes.edits import Edit, EditError
 
 __all__ = ["CATALOGUE", "Edit", "EditError", "Mistake", "Side", "applied", "mistake", "mistakes"]
 
-CATALOGUE: dict[str, Mistake] = index([*admission.MISTAKES, *success.MISTAKES, *failure.MISTAKES, *placement.MISTAKES])
+CATALOGUE: dict[str, Mistake] = index([*admission.MISTAKES, *success.MISTAKES, *failure.MISTAKES,
+                                       *naming.MISTAKES, *network.MISTAKES, *lifecycle.MISTAKES,
+                                       *placement.MISTAKES])
 
 
 def mistake(name: str) -> Mistake:
