@@ -14,6 +14,16 @@ NETWORK = "jobset_ref.controller.policies.network"
 
 MISTAKES = (
     Mistake(
+        "job-suspend-only-when-true",
+        "a Job's spec.suspend is written only when the JobSet is suspended, so a running JobSet's Jobs leave "
+        "it unset instead of false",
+        behaviours=("naming.suspend-explicit",),
+        edits=(Edit(CONSTRUCT, "construct_job", 'spec["suspend"] = bool(js.spec.suspend)',
+                    'if js.spec.suspend:\n        spec["suspend"] = True'),),
+        survives="equivalent through the API: batch/v1 defaults a Job's spec.suspend to false, so the stored Job "
+                 "is the same either way (the row pins the stored value, which a client sees)",
+    ),
+    Mistake(
         "job-name-index-before-rjob",
         "Jobs are named <jobset>-<index>-<rjob> instead of <jobset>-<rjob>-<index>",
         behaviours=("naming.job-name", "naming.pod-hostname"),

@@ -63,3 +63,9 @@ def test_two_mistakes_editing_one_function_are_refused_and_nothing_is_applied() 
 def test_an_unknown_name_suggests_the_closest() -> None:
     with pytest.raises(UsageError, match="did you mean restart-attempt"):
         mistake("restart-atempt")
+
+
+def test_every_behaviour_row_of_the_matrix_is_broken_by_some_mistake() -> None:
+    named = {b for m in MISTAKES for b in m.behaviours}
+    rows = [row for row in matrix.CATALOGUE if not row.startswith("example:")]
+    assert [row for row in rows if row not in named] == []
