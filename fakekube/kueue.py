@@ -96,7 +96,7 @@ def install(cluster: FakeCluster, config: Mapping[str, Any] | None = None, *,
     resolved = resolve_config(cfg)
     handle: Any = None
     if core:
-        from fakekube.components.kueue import install_core
+        from fakekube.components.kueue.installation import install_core
 
         handle = install_core(cluster, cfg)
     else:
