@@ -19,6 +19,9 @@ Marker
                            reconciles)
         ``run_seconds``    how long pods without a script run before exiting 0 (default 60, as
                            ``jobset-ref simulate``: ``jobset_ref.run_time.DEFAULT_RUN_SECONDS``; None: forever)
+        ``kueue``          True, or a dict of Kueue Configuration fields (YAML names): install Kueue v0.19.2
+                           (``jobset_cluster``/``fake_apiserver``: with its JobSet and batch/Job integrations;
+                           ``fake_cluster``: batch/Job only, ``fakekube.kueue.install``)
     Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
@@ -64,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
-        "controller=True, run_seconds=60): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
+        "controller=True, run_seconds=60, kueue=None): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
 
 
 def seed_for(nodeid: str) -> int:
@@ -73,7 +76,7 @@ def seed_for(nodeid: str) -> int:
 
 
 _MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller",
-                    "run_seconds")
+                    "run_seconds", "kueue")
 
 
 def _usage_error(message: str) -> Exception:
@@ -129,6 +132,10 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
                            f"got {run_seconds!r}")
     if not isinstance(options.get("controller", True), bool):
         raise _usage_error(f"@pytest.mark.fakekube(controller=...) takes True or False, got {options['controller']!r}")
+    kueue = options.get("kueue")
+    if kueue is not None and not isinstance(kueue, bool | dict):
+        raise _usage_error(f"@pytest.mark.fakekube(kueue=...) takes True or a dict of Kueue Configuration fields "
+                           f"such as {{'waitForPodsReady': {{'timeout': '5m'}}}}, got {kueue!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
     if seed is None:
         options["seed"] = cli_seed if cli_seed is not None else seed_for(request.node.nodeid)
@@ -152,7 +159,11 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
         import jobset_ref
 
         jobset_ref.install(cluster, feature_gates=options.get("feature_gates"),
-                           controller=options.get("controller", True))
+                           controller=options.get("controller", True), kueue=options.get("kueue"))
+    elif options.get("kueue"):
+        import fakekube.kueue
+
+        fakekube.kueue.install(cluster, None if options["kueue"] is True else options["kueue"])
     nodes = options.get("nodes", DEFAULT_NODES if with_jobset else None)
     if isinstance(nodes, int) and nodes > 0:
         cluster.add_nodes(nodes)
