@@ -89,7 +89,7 @@ def test_scheduler__failed_to_match_cluster_queue_selector() -> None:
     fc.run_until_idle()
     qr = cond(wl(fc, "w", "eng"), "QuotaReserved")
     assert (qr["reason"], qr["message"]) == ("Pending", "workload namespace doesn't match ClusterQueue selector")
-    fc.patch("ClusterQueue", "sales", {"spec": {"namespaceSelector": {}}}, namespace=None)
+    fc.patch("ClusterQueue", "sales", {"spec": {"namespaceSelector": {"matchLabels": None}}}, namespace=None)
     fc.run_until_idle()
     assert admitted(fc, "w", "eng")
 
