@@ -134,4 +134,6 @@ def restore_template(template: dict[str, Any], info: PodSetInfo) -> bool:
         if (obj.get(key_) or type(value)()) != value:
             _set_or_drop(obj, key_, copy.deepcopy(value))
             changed = True
+    if not meta:
+        template.pop("metadata")  # nothing was there before Kueue's merge: leave no empty object behind
     return changed
