@@ -30,6 +30,9 @@ def add_parser(sub: Any) -> None:
     srv.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall second (realtime clock)")
     srv.add_argument("--quiet-ms", type=float, default=50.0, help="quiet wall milliseconds before a jump "
                                                                   "(quiescent clock)")
+    srv.add_argument("--kueue", action="store_true",
+                     help="install Kueue v0.19.2 (with its JobSet and batch/Job integrations); automatic when a "
+                          "manifest holds a kueue.x-k8s.io object")
     srv.add_argument("--no-controller", action="store_true",
                      help="install the JobSet CRD and webhooks only; another controller reconciles")
 
@@ -48,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--nodes {args.nodes} must not be negative")
     docs = load_manifests(args.manifests) if args.manifests else []
     cluster = FakeCluster(seed=args.seed)
-    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
+    kueue = args.kueue or any(str(d.get("apiVersion", "")).startswith("kueue.x-k8s.io/") for d in docs)
+    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller,
+                       kueue=kueue or None)
     cluster.add_nodes(args.nodes)
     for doc in docs:
         cluster.apply(doc)

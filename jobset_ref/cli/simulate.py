@@ -70,6 +70,9 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("--nodes-file", default=None, metavar="PATH", help="YAML list of nodes: name, labels, capacity, taints")
     sim.add_argument("--node-labels", default="", metavar="K=V,...", help="labels for every generated node: k=v,k2=v2")
     sim.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the simulation's random streams (default 0)")
+    sim.add_argument("--kueue", action="store_true",
+                     help="install Kueue v0.19.2 (with its JobSet and batch/Job integrations); automatic when a "
+                          "manifest holds a kueue.x-k8s.io object")
     sim.add_argument("--feature-gates", default=None, metavar="NAME=BOOL,...", help="JobSet feature gates, e.g. RestartJob=true,"
                                                            "InPlaceRestart=true")
     sim.add_argument("--until", default=None, metavar="DURATION",
@@ -189,6 +192,8 @@ class _Simulation:
                                            "nodes": _nodes(args, docs)}
             if args.run_seconds > 0:
                 cluster_cfg["pods"] = {"runSeconds": args.run_seconds}
+            if args.kueue or any(str(d.get("apiVersion", "")).startswith("kueue.x-k8s.io/") for d in docs):
+                cluster_cfg["kueue"] = True
             data = {"description": "jobset-ref simulate", "covers": ["cli"], "cluster": cluster_cfg}
             scenario = Scenario(path=Path(first if first != "-" else "stdin").resolve(), id="simulate",
                                 description="jobset-ref simulate", covers=["cli"], data=data)

@@ -89,3 +89,15 @@ def test_fake_apiserver_marker_serves_kueue_to_kubectl(fake_apiserver: Any) -> N
     rows = [line.split() for line in out.strip().split("\n")[1:]]
     assert [(name.startswith(f"jobset-{owner}-"), owner) for name, owner in rows] == [(True, "first"), (True, "second")]
     assert run("get", "jobset", "second", "-o", "jsonpath={.spec.suspend}") == "true"
+
+
+def test_simulate_installs_kueue_when_the_manifests_hold_kueue_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    from jobset_ref.cli import main
+
+    code = main(["simulate", "examples/kueue/setup.yaml", "examples/kueue/queued-jobsets.yaml",
+                 "--show", "workloads", "--expect", "Completed"])
+    out = capsys.readouterr().out
+    assert code == 0
+    # the second JobSet waits for the first's quota: it resumes when the first completes
+    assert "00:01:02.010  JobSet  default/second  suspend=false" in out
+    assert "$ kubectl get workloads" in out and "jobset-second-" in out
