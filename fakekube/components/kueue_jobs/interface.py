@@ -152,6 +152,7 @@ def register_integration(integration: Integration) -> None:
 
 
 def registered_integrations() -> dict[str, Integration]:
+    """Every registered integration, by framework name."""
     return dict(sorted(_REGISTRY.items()))
 
 

@@ -50,10 +50,12 @@ class PodSetInfo:
 
 
 def bad_len(want: int, got: int) -> InvalidPodSetInfo:
+    """``BadPodSetsInfoLenError``: a job got pod set infos for another number of pod sets."""
     return InvalidPodSetInfo(f"invalid podset infos: expecting {want} podset, got {got}")
 
 
 def bad_update(what: str, err: str) -> InvalidPodSetInfo:
+    """``BadPodSetsUpdateError``."""
     return InvalidPodSetInfo(f"invalid admission check PodSetUpdate: conflict for {what}: {err}")
 
 
