@@ -259,3 +259,40 @@ def test_partial_admission_single_variable_pod_set() -> None:
     fc.run_until_idle()
     psa = wl(fc, "w")["status"]["admission"]["podSetAssignments"][0]
     assert (psa["count"], psa["resourceUsage"]) == (4, {"cpu": "4"})
+
+
+def _run_queue(seed: int) -> list[str]:
+    fc, core = cluster(seed=seed)
+    _setup(fc, cluster_queue("cq", [("on-demand", {"cpu": "2"})]), lqs=[local_queue("lq", "cq")])
+    for i in range(8):
+        fc.apply(workload(f"w{i}", "lq", "1", priority=i % 3))
+    fc.run_until_idle()
+    for _ in range(8):
+        held = sorted(core.manager.cache.cluster_queues["cq"].workloads)
+        if held:
+            finish(fc, held[0][1])
+        fc.advance(1)
+    return list(fc.trace.lines)
+
+
+def test_admission_trace_is_deterministic() -> None:
+    first = _run_queue(7)
+    assert first == _run_queue(7)
+    assert any("kueue-scheduler admitted default/" in line for line in first)
+
+
+def test_each_release_admits_the_next_in_priority_order() -> None:
+    fc, core = cluster()
+    _setup(fc, cluster_queue("cq", [("on-demand", {"cpu": "1"})]), lqs=[local_queue("lq", "cq")])
+    for i, p in enumerate((1, 3, 5)):
+        fc.apply(workload(f"w{i}", "lq", "1", priority=p))
+    fc.run_until_idle()
+    order = []
+    for _ in range(3):
+        held = sorted(core.manager.cache.cluster_queues["cq"].workloads)
+        assert len(held) == 1
+        order.append(held[0][1])
+        finish(fc, held[0][1])
+    assert order == ["w0", "w2", "w1"]  # w0 took the free quota at once; then by priority
+    status = fc.get("ClusterQueue", "cq", None)["status"]
+    assert (status["pendingWorkloads"], status["reservingWorkloads"], status["admittedWorkloads"]) == (0, 0, 0)

@@ -183,6 +183,8 @@ class Manager:
 
     def _on_cluster_queue(self, event: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         name = obj["metadata"]["name"]
+        if event == "MODIFIED" and old is not None and _same_spec(old, obj):
+            return  # a status write (the counters): nothing the cache or the queues read
         if event == "DELETED":
             self.cache.delete_cluster_queue(name)
             self.queues.delete_cluster_queue(name)
@@ -206,6 +208,8 @@ class Manager:
 
     def _on_local_queue(self, event: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         k = _key(obj)
+        if event == "MODIFIED" and old is not None and _same_spec(old, obj):
+            return
         if event == "DELETED":
             self.queues.delete_local_queue(k)
         else:
@@ -276,6 +280,11 @@ class Manager:
         if event != "DELETED":
             self._workload_changed(k)
         self._queues_changed()
+
+
+def _same_spec(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    return old.get("spec") == new.get("spec") and \
+        old["metadata"].get("deletionTimestamp") == new["metadata"].get("deletionTimestamp")
 
 
 def _queue_index(obj: Any) -> list[str]:

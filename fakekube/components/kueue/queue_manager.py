@@ -332,7 +332,8 @@ class QueueManager:
         cq = self._cq_of(lq_key)
         if cq is None:
             return 0
-        return sum(1 for k in self.by_local_queue.get(lq_key, {}) if k in cq.entries or k in cq.inadmissible)
+        bucket = self.by_local_queue.get(lq_key, {})
+        return len(bucket) - (1 if cq.inflight is not None and cq.inflight in bucket else 0)
 
 
 def _lq_key(wl: dict[str, Any]) -> Key:
