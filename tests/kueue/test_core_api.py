@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube import Invalid, UsageError
+from fakekube import Forbidden, Invalid, UsageError
 from fakekube.components.kueue.config import resolve_config
 from tests.kueue.core_builders import cluster, cluster_queue, flavor, local_queue, workload
 
@@ -22,7 +22,8 @@ def test_kinds_are_served_with_upstream_names_and_defaults() -> None:
     spec = fc.get("cq", "cq", None)["spec"]
     assert spec["queueingStrategy"] == "BestEffortFIFO"
     assert spec["stopPolicy"] == "None"
-    assert spec["preemption"] == {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
+    assert spec["preemption"] == {"borrowWithinCohort": {"policy": "Never"}, "reclaimWithinCohort": "Never",
+                                  "withinClusterQueue": "Never"}
     assert spec["flavorFungibility"] == {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
     w = fc.get("kwl", "w")
     assert w["spec"]["active"] is True
@@ -40,13 +41,15 @@ def test_clusterqueue_cel_borrowing_limit_needs_cohort() -> None:
 
 
 def test_clusterqueue_webhook_lending_limit_above_nominal() -> None:
-    # pkg/webhooks/clusterqueue_webhook.go validateLendingLimit
+    # pkg/webhooks/clusterqueue_webhook.go validateLendingLimit; controller-runtime denies a
+    # validator's error with 403 Forbidden and the aggregate as the message.
     fc, _ = cluster()
     cq = cluster_queue("cq", [("default", {"cpu": {"nominalQuota": "4", "lendingLimit": "5"}})], cohort="co")
-    with pytest.raises(Invalid) as err:
+    with pytest.raises(Forbidden) as err:
         fc.apply(cq)
+    assert err.value.status["code"] == 403
     assert str(err.value.message) == (
-        'admission webhook "vclusterqueue.kb.io" denied the request: ClusterQueue.kueue.x-k8s.io "cq" is invalid: '
+        'admission webhook "vclusterqueue.kb.io" denied the request: '
         'spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: Invalid value: "5": '
         "must be less than or equal to the nominalQuota")
 

@@ -3,8 +3,8 @@
 What ``kubectl apply --server-side -f manifests.yaml`` of the v0.19.2 release plus the manager's
 start does, without the job integrations (``fakekube.components.kueue_jobs`` and
 ``jobset_ref.kueue`` register those): the six CRDs (served at once), the webhooks of the core
-kinds, and the scheduler, the workload controller and the queue status controllers as
-components of the cluster.
+kinds, and the scheduler, the workload controller, the queue status controllers and the
+resource-in-use finalizers' controller as components of the cluster.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from fakekube.errors import AlreadyExists, UsageError
 
 from .api import crds
 from .config import KueueConfig, resolve_config
+from .finalizers import FinalizerController
 from .manager import Manager
 from .queue_status import ClusterQueueStatusController, LocalQueueStatusController
 from .scheduler import Scheduler
@@ -63,8 +64,8 @@ def install_core(cluster: Any, config: Mapping[str, Any] | None = None) -> Kueue
     manager = Manager(rt, settings)
     scheduler = Scheduler(manager)
     workloads = WorkloadController(manager)
-    for component in (ClusterQueueStatusController(manager), LocalQueueStatusController(manager), workloads,
-                      scheduler):
+    for component in (ClusterQueueStatusController(manager), LocalQueueStatusController(manager),
+                      FinalizerController(manager), workloads, scheduler):
         cluster.add_component(component)
     cluster.run_until_idle()
     return KueueCore(settings, manager, scheduler, workloads)

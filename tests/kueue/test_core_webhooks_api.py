@@ -1,0 +1,263 @@
+"""Kueue's validation through the API server: the CRD schema (OpenAPI and CEL, 422 Invalid) runs
+before the webhooks (403 Forbidden with the aggregate message), as in a real cluster.
+
+Ported from ``test/integration/singlecluster/webhook/core/clusterqueue_test.go`` ("Validate
+ClusterQueue on creation", v0.19.2): each entry's id is upstream's; the matcher is the class of
+error (``BeForbiddenError`` / ``BeInvalidError``) or success. Plus the messages and Status shapes a
+user sees, and the resource-in-use finalizers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakekube import FakeCluster, Forbidden, Invalid
+from fakekube.components.kueue import install_core
+from tests.kueue.wrappers import (
+    ClusterQueue,
+    Cohort,
+    FlavorQuotas,
+    LocalQueue,
+    PodSet,
+    ResourceFlavor,
+    Workload,
+)
+
+
+@pytest.fixture(scope="module")
+def fc() -> FakeCluster:
+    cluster = FakeCluster(seed=0)
+    install_core(cluster)
+    return cluster
+
+
+OK = None
+
+
+def _cq_raw(groups: list[dict[str, Any]] | None = None, **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = dict(spec)
+    if groups is not None:
+        body["resourceGroups"] = groups
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cluster-queue"},
+            "spec": body}
+
+
+def _fair(weight: str) -> dict[str, Any]:
+    return _cq_raw(fairSharing={"weight": weight})
+
+
+CQ = ClusterQueue
+FQ = FlavorQuotas
+
+
+def _many_resources(n: int) -> FlavorQuotas:
+    fq = FQ("flavor")
+    for i in range(n):
+        fq.resource(f"r{i}")
+    return fq
+
+
+
+CREATE_ENTRIES: list[tuple[str, Any, type[Exception] | None]] = [
+    ("Should have non-negative borrowing limit",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "2", "-1")).cohort("cohort"), Forbidden),
+    ("Should have non-negative quota value", CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "-1")),
+     Forbidden),
+    ("Should have at least one flavor", _cq_raw([{"coveredResources": [], "flavors": []}]), Invalid),
+    ("Should have at least one resource", CQ("cluster-queue").resource_group(FQ("foo")), Invalid),
+    ("Should have qualified flavor name", CQ("cluster-queue").resource_group(FQ("invalid_name").resource("cpu", "5")),
+     Invalid),
+    ("Should have qualified resource name", CQ("cluster-queue").resource_group(FQ("x86").resource("@cpu", "5")),
+     Forbidden),
+    ("Should have valid resources quantity",
+     CQ("cluster-queue").resource_group(_many_resources(65)), Invalid),
+    ("Should have valid flavors quantity",
+     CQ("cluster-queue").resource_group(*[FQ(f"f{i}").resource("cpu") for i in range(65)]), Invalid),
+    ("Should forbid clusterQueue creation with unqualified labelSelector",
+     CQ("cluster-queue").namespace_selector({"matchLabels": {"nospecialchars^=@": "bar"}}), Forbidden),
+    ("Should forbid to create clusterQueue with unknown clusterQueueingStrategy",
+     CQ("cluster-queue").queueing_strategy("unknown"), Invalid),
+    ("Should allow to create clusterQueue with empty preemption", CQ("cluster-queue").preemption(), OK),
+    ("Should allow to create clusterQueue with preemption policies",
+     CQ("cluster-queue").preemption(reclaimWithinCohort="Any", withinClusterQueue="LowerPriority"), OK),
+    ("Should forbid to create clusterQueue with unknown preemption.withinCohort",
+     CQ("cluster-queue").preemption(reclaimWithinCohort="unknown"), Invalid),
+    ("Should forbid to create clusterQueue with unknown preemption.withinClusterQueue",
+     CQ("cluster-queue").preemption(withinClusterQueue="unknown"), Invalid),
+    ("Should allow to create clusterQueue with built-in resources with qualified names",
+     CQ("cluster-queue").resource_group(FQ("default").resource("cpu")), OK),
+    ("Should forbid to create clusterQueue with invalid resource name",
+     CQ("cluster-queue").resource_group(FQ("default").resource("@cpu")), Forbidden),
+    ("Should allow to create clusterQueue with valid cohort", CQ("cluster-queue").cohort("prod"), OK),
+    ("Should forbid to create clusterQueue with invalid cohort", CQ("cluster-queue").cohort("@prod"), Invalid),
+    ("Should allow to create clusterQueue with extended resources with qualified names",
+     CQ("cluster-queue").resource_group(FQ("default").resource("example.com/gpu")), OK),
+    ("Should allow to create clusterQueue with flavor with qualified names",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu")), OK),
+    ("Should forbid to create clusterQueue with flavor with unqualified names",
+     CQ("cluster-queue").resource_group(FQ("invalid_name")), Invalid),
+    ("Should forbid to create clusterQueue with flavor quota with negative value",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "-1")), Forbidden),
+    ("Should allow to create clusterQueue with flavor quota with zero values",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "0")), OK),
+    ("Should allow to create clusterQueue with flavor quota with borrowingLimit 0",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "1", "0")).cohort("cohort"), OK),
+    ("Should forbid to create clusterQueue with flavor quota with negative borrowingLimit",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "1", "-1")).cohort("cohort"), Forbidden),
+    ("Should forbid to create clusterQueue with flavor quota with borrowingLimit and empty cohort",
+     CQ("cluster-queue").resource_group(FQ("x86").resource("cpu", "1", "1")), Invalid),
+    ("Should allow to create clusterQueue with empty queueing strategy",
+     _cq_raw(namespaceSelector={}), OK),
+    ("Should forbid to create clusterQueue with namespaceSelector with invalid expressions",
+     CQ("cluster-queue").namespace_selector({"matchExpressions": [{"key": "key", "operator": "In"}]}), Forbidden),
+    ("Should allow to create clusterQueue with multiple resource groups",
+     CQ("cluster-queue")
+     .resource_group(FQ("alpha").resource("cpu", "0").resource("memory", "0"),
+                     FQ("beta").resource("cpu", "0").resource("memory", "0"))
+     .resource_group(FQ("gamma").resource("example.com/gpu", "0"), FQ("omega").resource("example.com/gpu", "0")), OK),
+    ("Should forbid to create clusterQueue with resources in a flavor in different order",
+     _cq_raw([{"coveredResources": ["cpu", "memory"],
+               "flavors": [FQ("alpha").resource("cpu", "0").resource("memory", "0").obj(),
+                           FQ("beta").resource("memory", "0").resource("cpu", "0").obj()]}]), Forbidden),
+    ("Should forbid to create clusterQueue missing resources in a flavor",
+     _cq_raw([{"coveredResources": ["cpu", "memory"], "flavors": [FQ("alpha").resource("cpu", "0").obj()]}]),
+     Invalid),
+    ("Should forbid to create clusterQueue missing resources in a flavor and mismatch",
+     _cq_raw([{"coveredResources": ["blah"],
+               "flavors": [FQ("alpha").resource("cpu", "0").resource("memory", "0").obj()]}]), Invalid),
+    ("Should forbid to create clusterQueue with resource in more than one resource group",
+     CQ("cluster-queue").resource_group(FQ("alpha").resource("cpu", "0").resource("memory", "0"))
+     .resource_group(FQ("beta").resource("memory", "0")), Forbidden),
+    ("Should forbid to create clusterQueue with flavor in more than one resource group",
+     CQ("cluster-queue").resource_group(FQ("alpha").resource("cpu"), FQ("beta").resource("cpu"))
+     .resource_group(FQ("beta").resource("memory")), Forbidden),
+    ("Should forbid to create clusterQueue missing with invalid preemption due to reclaimWithinCohort=Never, while "
+     "borrowWithinCohort!=nil",
+     _cq_raw(preemption={"reclaimWithinCohort": "Never", "borrowWithinCohort": {"policy": "LowerPriority"}}), Invalid),
+    ("Should allow to create clusterQueue with valid preemption with borrowWithinCohort",
+     _cq_raw(preemption={"reclaimWithinCohort": "LowerPriority",
+                         "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 10}}), OK),
+    ("Should allow to create clusterQueue with existing cluster queue created with older Kueue version that has a nil "
+     "borrowWithinCohort field", _cq_raw(preemption={"reclaimWithinCohort": "Never"}), OK),
+    ("Should allow zero FairSharing weight", _fair("0"), OK),
+    ("Should allow fractional FairSharing weight", _fair("0.1"), OK),
+    ("Should allow small FairSharing weight", _fair("1m"), OK),
+    ("Should allow even smaller FairSharing weight", _fair("1u"), OK),
+    ("Should allow smallest FairSharing weight", _fair("2n"), OK),
+    ("Should forbid threshold FairSharing weight", _fair("1n"), Forbidden),
+    ("Should forbid collapsed FairSharing weight", _fair("0.0000000001"), Forbidden),
+    ("Should forbid negative FairSharing weight", _fair("-1"), Forbidden),
+]
+
+
+@pytest.mark.parametrize(("cq", "error"), [pytest.param(*entry[1:], id=entry[0]) for entry in CREATE_ENTRIES])
+def test_validate_cluster_queue_on_creation(fc: FakeCluster, cq: Any, error: type[Exception] | None) -> None:
+    body = cq if isinstance(cq, dict) else cq.obj()
+    try:
+        if error is None:
+            created = fc.create(body)
+            spec = created["spec"]
+            assert spec["queueingStrategy"]  # defaults are set
+            if "preemption" in spec:
+                assert spec["preemption"]["reclaimWithinCohort"] and spec["preemption"]["withinClusterQueue"]
+        else:
+            with pytest.raises(error):
+                fc.create(body)
+    finally:
+        if fc.exists("ClusterQueue", "cluster-queue", None):
+            fc.delete("ClusterQueue", "cluster-queue", None)
+            fc.run_until_idle()
+
+
+def test_webhook_denial_is_forbidden_with_the_aggregate_message(fc: FakeCluster) -> None:
+    cq = CQ("bad-cq").resource_group(FQ("alpha").resource("cpu", "-1").resource("memory", "-1"))
+    with pytest.raises(Forbidden) as err:
+        fc.create(cq.obj())
+    assert err.value.status == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 403, "reason": "Forbidden",
+        "message": 'admission webhook "vclusterqueue.kb.io" denied the request: '
+                   '[spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: Invalid value: "-1": '
+                   "must be greater than or equal to 0, "
+                   'spec.resourceGroups[0].flavors[0].resources[1].nominalQuota: Invalid value: "-1": '
+                   "must be greater than or equal to 0]"}
+
+
+def test_cohort_webhook_lending_limit_needs_a_parent(fc: FakeCluster) -> None:
+    with pytest.raises(Forbidden, match=r'admission webhook "vcohort.kb.io" denied the request: '
+                       r'spec.resourceGroups\[0\].flavors\[0\].resources\[0\].lendingLimit: Invalid value: "1": '
+                       r"must be nil when parent is empty$"):
+        fc.create(Cohort("co").resource_group(FQ("x86").resource("cpu", "1", "", "1")).obj())
+    # With a parent, a Cohort's lendingLimit may exceed its nominal quota (unlike a ClusterQueue's).
+    fc.create(Cohort("co").parent("root").resource_group(FQ("x86").resource("cpu", "1", "", "5")).obj())
+    fc.delete("Cohort", "co", None)
+
+
+def test_resource_flavor_webhook_and_cel(fc: FakeCluster) -> None:
+    with pytest.raises(Forbidden, match=r'admission webhook "vresourceflavor.kb.io" denied the request: '
+                       r'spec.nodeTaints\[1\]: Duplicate value: .*: taints must be unique by key and effect pair'):
+        fc.create(ResourceFlavor("rf").taint(key="spot", value="true", effect="NoSchedule")
+                  .taint(key="spot", value="false", effect="NoSchedule").obj())
+    with pytest.raises(Invalid, match="supported taint effect values"):
+        fc.create(ResourceFlavor("rf").taint(key="spot", effect="Sometimes").obj())
+    with pytest.raises(Invalid, match="operator must be Exists when 'key' is empty"):
+        fc.create(ResourceFlavor("rf").toleration(operator="Equal", value="x").obj())
+
+
+def test_workload_webhook_messages(fc: FakeCluster) -> None:
+    with pytest.raises(Forbidden) as err:
+        fc.create(Workload("w").pod_sets(PodSet("main", 2).request("cpu", "-1").request("pods", "1")).obj())
+    assert err.value.message == (
+        'admission webhook "vworkload.kb.io" denied the request: '
+        '[spec.podSets[0].template.spec.containers[0].resources.requests[cpu]: Invalid value: "-1": '
+        "must be greater than or equal to 0, "
+        'spec.podSets[0].template.spec.containers[0].resources.requests[pods]: Invalid value: "pods": '
+        "the key is reserved for internal kueue use]")
+    with pytest.raises(Invalid, match=r"spec.podSets\[0\].template.spec.containers: Required value"):
+        fc.create({**Workload("w").obj(), "spec": {"podSets": [{"name": "main", "count": 1,
+                                                                 "template": {"spec": {}}}]}})
+
+
+def test_workload_cel_rules_while_quota_reserved() -> None:
+    fc = FakeCluster(seed=0)
+    install_core(fc)
+    fc.apply(ResourceFlavor("default").obj())
+    fc.apply(CQ("cq").resource_group(FQ("default").resource("cpu", "4")).obj())
+    fc.apply(LocalQueue("a", "default", "cq").obj())
+    fc.apply(Workload("held").queue("a").request("cpu", "1").obj())
+    fc.run_until_idle()
+    assert fc.get("Workload", "held")["status"]["admission"]["clusterQueue"] == "cq"
+    with pytest.raises(Invalid, match="queueName is immutable while workload quota reserved"):
+        fc.patch("Workload", "held", {"spec": {"queueName": "b"}})
+    obj = fc.get("Workload", "held")
+    obj["spec"]["podSets"][0]["count"] = 2
+    with pytest.raises(Forbidden, match=r'"vworkload.kb.io" denied the request: spec.podSets.0: Invalid value: '
+                                        r".*: field is immutable$"):
+        fc.update(obj)
+    obj = fc.get("Workload", "held")
+    obj["status"]["admission"]["podSetAssignments"].append({"name": "extra"})
+    with pytest.raises(Invalid, match="podSetAssignments must have the same number of podSets as the spec"):
+        fc.update_status(obj)
+
+
+def test_cluster_queue_and_flavor_keep_their_finalizer_while_in_use() -> None:
+    fc = FakeCluster(seed=0)
+    install_core(fc)
+    fc.apply(ResourceFlavor("default").obj())
+    fc.apply(CQ("cq").resource_group(FQ("default").resource("cpu", "4")).obj())
+    fc.apply(LocalQueue("lq", "default", "cq").obj())
+    fc.apply(Workload("w").queue("lq").request("cpu", "1").obj())
+    fc.run_until_idle()
+    assert fc.get("ClusterQueue", "cq", None)["metadata"]["finalizers"] == ["kueue.x-k8s.io/resource-in-use"]
+    assert fc.get("ResourceFlavor", "default", None)["metadata"]["finalizers"] == ["kueue.x-k8s.io/resource-in-use"]
+    fc.delete("ResourceFlavor", "default", None)
+    fc.delete("ClusterQueue", "cq", None)
+    fc.run_until_idle()
+    cq = fc.get("ClusterQueue", "cq", None)  # the workload still reserves quota: Terminating
+    active = next(c for c in cq["status"]["conditions"] if c["type"] == "Active")
+    assert (active["status"], active["reason"]) == ("False", "Terminating")
+    assert fc.exists("ResourceFlavor", "default", None)  # the ClusterQueue still names it
+    fc.delete("Workload", "w")
+    fc.run_until_idle()
+    assert not fc.exists("ClusterQueue", "cq", None)
+    assert not fc.exists("ResourceFlavor", "default", None)
