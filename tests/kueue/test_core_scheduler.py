@@ -171,7 +171,7 @@ def test_flavor_node_labels_and_taints_rule_flavors_out() -> None:
     assert wl(fc, "w")["status"]["admission"]["podSetAssignments"][0]["flavors"] == {"cpu": "c-pool"}
     assert cond(wl(fc, "impossible"), "QuotaReserved")["message"] == (
         "couldn't assign flavors to pod set main: flavor b-pool doesn't match node affinity, flavor c-pool "
-        "doesn't match node affinity, untolerated taint gpu=true:NoSchedule in flavor tainted")
+        "doesn't match node affinity, untolerated taint {gpu true NoSchedule <nil>} in flavor tainted")
 
 
 def test_strict_fifo_blocks_while_best_effort_fifo_moves_on() -> None:

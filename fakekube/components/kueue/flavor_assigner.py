@@ -135,12 +135,11 @@ def _tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
 
 
 def _taint_string(taint: dict[str, Any]) -> str:
-    """``Taint.ToString``."""
-    value = taint.get("value") or ""
-    key = taint.get("key") or ""
-    if not value:
-        return f"{key}:{taint.get('effect', '')}"
-    return f"{key}={value}:{taint.get('effect', '')}"
+    """``fmt.Sprintf("%s", taint)`` of a ``corev1.Taint`` value (its ``String`` has a pointer
+    receiver, so Go prints the struct: ``{key value effect <nil>}``)."""
+    added = taint.get("timeAdded")
+    added_text = "<nil>" if not added else added.replace("T", " ").replace("Z", " +0000 UTC")
+    return f"{{{taint.get('key') or ''} {taint.get('value') or ''} {taint.get('effect') or ''} {added_text}}}"
 
 
 def _match_expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:

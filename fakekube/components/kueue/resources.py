@@ -22,12 +22,18 @@ FlavorResource = tuple[str, str]
 _BINARY = frozenset({"memory", "ephemeral-storage"})
 
 
+_INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
+
+
 @functools.lru_cache(maxsize=4096)
 def _value(name: str, text: str) -> int:
+    """An int64, as ``Quantity.MilliValue``/``Value`` return it: saturated at the int64 bounds."""
     try:
-        return milli_value(text) if name == "cpu" else value_of(text)
+        value = milli_value(text) if name == "cpu" else value_of(text)
     except (ValueError, ArithmeticError):
         return 0
+    return max(_INT64_MIN, min(_INT64_MAX, value))
 
 
 def resource_value(name: str, quantity: Any) -> int:

@@ -25,6 +25,7 @@ from typing import Any
 
 from fakekube._core.clock import SECOND, parse_time
 from fakekube._core.loop import Priority
+from fakekube.errors import FieldError, aggregate_message
 
 from . import constants as c
 from . import workload as wlutil
@@ -33,8 +34,38 @@ from .flavor_assigner import FIT, NO_FIT, PREEMPT, Assignment, FlavorAssigner
 from .manager import Manager
 from .preemption import Target, cq_path, get_targets, preemption_message, simulate_preemption
 from .queue_manager import RequeueReason
+from .resources import resource_value
 
 __all__ = ["Scheduler"]
+
+REQUESTS_MUST_NOT_EXCEED_LIMITS = "requests must not exceed its limits"
+
+
+def _greater_keys(requests: dict[str, Any] | None, limits: dict[str, Any] | None) -> list[str]:
+    """``Requests.GreaterKeysRL``: the resources whose request is above its limit (sorted)."""
+    limits = limits or {}
+    return sorted(name for name, q in (requests or {}).items()
+                  if name in limits and resource_value(name, q) > resource_value(name, limits[name]))
+
+
+def _validate_resources(wl: dict[str, Any]) -> list[FieldError]:
+    """``workload.ValidateResources``: no container (nor the pod) requests more than its limits."""
+    errors: list[FieldError] = []
+    for i, ps in enumerate((wl.get("spec") or {}).get("podSets") or []):
+        pod = (ps.get("template") or {}).get("spec") or {}
+        path = f"spec.podSets[{i}].template.spec"
+        for kind in ("initContainers", "containers"):
+            for j, container in enumerate(pod.get(kind) or []):
+                res = container.get("resources") or {}
+                names = _greater_keys(res.get("requests"), res.get("limits"))
+                if names:
+                    errors.append(FieldError.invalid(f"{path}.{kind}[{j}]", names, REQUESTS_MUST_NOT_EXCEED_LIMITS))
+        pod_resources = pod.get("resources")
+        if pod_resources is not None:
+            names = _greater_keys(pod_resources.get("requests"), pod_resources.get("limits"))
+            if names:
+                errors.append(FieldError.invalid(f"{path}.resources", names, REQUESTS_MUST_NOT_EXCEED_LIMITS))
+    return errors
 
 # entry status
 _NOT_NOMINATED, _NOMINATED, _SKIPPED, _ASSUMED, _EVICTED = "", "nominated", "skipped", "assumed", "evicted"
@@ -112,7 +143,7 @@ class Scheduler:
         snapshot = self.m.cache.snapshot()
         entries, inadmissible = self._nominate(heads, snapshot)
         entries.sort(key=functools.cmp_to_key(self._entry_order))
-        preempted: set[tuple[str, str]] = set()
+        preempted: dict[tuple[str, str], wlutil.Info] = {}
         for entry in entries:
             self._process(entry, snapshot, preempted)
         success = False
@@ -166,6 +197,9 @@ class Scheduler:
         selector = cq.state.namespace_selector
         if selector is None or not selector.matches(ns["metadata"].get("labels") or {}):
             return _NAMESPACE_MISMATCH
+        errors = _validate_resources(info.obj)
+        if errors:
+            return f"resources validation failed: {aggregate_message(errors)}"
         return None
 
     def _oracle(self, snapshot: Snapshot) -> Any:
@@ -217,7 +251,7 @@ class Scheduler:
             return -1 if ta < tb else 1
         return 0
 
-    def _process(self, entry: _Entry, snapshot: Snapshot, preempted: set[tuple[str, str]]) -> None:
+    def _process(self, entry: _Entry, snapshot: Snapshot, preempted: dict[tuple[str, str], wlutil.Info]) -> None:
         cq = entry.cq
         assert cq is not None
         mode = entry.assignment.representative_mode()
@@ -228,20 +262,21 @@ class Scheduler:
         if mode == PREEMPT and not entry.targets:
             entry.requeue_reason = RequeueReason.PREEMPTION_NO_CANDIDATES
             entry.quota_reserved_reason = c.REASON_WAITING_FOR_QUOTA
+            self._reserve_capacity_for_unreclaimable_preempt(entry, cq, snapshot)
             return
         target_keys = {t.info.key for t in entry.targets}
-        if target_keys & preempted:
+        if target_keys & preempted.keys():
             entry.status = _SKIPPED
             entry.inadmissible_msg = "Workload has overlapping preemption targets with another workload"
             entry.quota_reserved_reason = c.REASON_WAITING_FOR_QUOTA
             return
         usage = dict(entry.assignment.usage)
-        if not self._fits(cq, usage, entry.targets, snapshot):
+        if not self._fits(cq, usage, [*preempted.values(), *(t.info for t in entry.targets)], snapshot):
             entry.status = _SKIPPED
             entry.inadmissible_msg = "Workload no longer fits after processing another workload"
             entry.quota_reserved_reason = c.REASON_WAITING_FOR_QUOTA
             return
-        preempted |= target_keys
+        preempted.update((t.info.key, t.info) for t in entry.targets)
         snapshot.add_usage(cq.name, usage)
         if mode == PREEMPT:
             entry.quota_reserved_reason = c.REASON_WAITING_FOR_PREEMPTED_WORKLOADS
@@ -252,17 +287,39 @@ class Scheduler:
         entry.status = _NOMINATED
         self._admit(entry, cq)
 
-    def _fits(self, cq: SnapshotCQ, usage: dict[tuple[str, str], int], targets: list[Target],
+    def _reserve_capacity_for_unreclaimable_preempt(self, entry: _Entry, cq: SnapshotCQ, snapshot: Snapshot) -> None:
+        """``reserveCapacityForUnreclaimablePreempt``: a head that needs preemption but has no
+        candidates, in a ClusterQueue that cannot always reclaim (``reclaimWithinCohort`` other
+        than Any), keeps what it could use of its quota from the borrowers later in the cycle."""
+        if (cq.state.preemption.get("reclaimWithinCohort") or c.PREEMPTION_NEVER) == "Any":
+            return
+        if wlutil.has_quota_reservation(entry.info.obj):
+            return
+        reserved: dict[tuple[str, str], int] = {}
+        for fr, val in entry.assignment.usage.items():
+            quota = cq.node.quotas.get(fr)
+            nominal = quota.nominal if quota else 0
+            used = cq.node.usage.get(fr, 0)
+            if entry.assignment.borrowing > 0:
+                if quota is None or quota.borrowing_limit is None:
+                    reserved[fr] = val
+                else:
+                    reserved[fr] = min(val, nominal + quota.borrowing_limit - used)
+            else:
+                reserved[fr] = max(0, min(val, nominal - used))
+        snapshot.add_usage(cq.name, reserved)
+
+    def _fits(self, cq: SnapshotCQ, usage: dict[tuple[str, str], int], victims: list[wlutil.Info],
               snapshot: Snapshot) -> bool:
-        """``updateAssignmentIfNeeded``'s check: does the usage still fit in this cycle's snapshot,
-        with the targets (not yet gone) removed."""
-        for t in targets:
-            snapshot.remove_workload(t.info)
+        """``fits``: does the usage still fit in this cycle's snapshot, with every workload this
+        cycle preempts so far and the entry's own targets (not yet gone) removed."""
+        for info in victims:
+            snapshot.remove_workload(info)
         try:
             return all(v <= cq.node.available(fr) for fr, v in usage.items())
         finally:
-            for t in targets:
-                snapshot.add_workload(t.info)
+            for info in victims:
+                snapshot.add_workload(info)
 
     def _wait_for_pods_ready_blocks(self, entry: _Entry) -> bool:
         """``waitForPodsReadyIfNeeded`` with blockAdmission: hold admissions until every admitted

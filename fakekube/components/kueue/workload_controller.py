@@ -166,8 +166,11 @@ class WorkloadController:
                             "message": wlutil.truncate_condition_message(message), "lastTransitionTime": now,
                             "observedGeneration": w["metadata"].get("generation", 0)}, now)
                 return wlutil.sync_admitted_condition(w, now) or changed
-            self.m.update_workload_status(wl, sync, c.WORKLOAD_CONTROLLER)
-            wl = self.m.workloads.get(k[1], k[0]) or wl
+            # Upstream goes on with the object its patch wrote (Admitted=True when quota is
+            # reserved), not with the informer's copy, which has not seen that write yet.
+            written = self.m.update_workload_status(wl, sync, c.WORKLOAD_CONTROLLER)
+            if written is not None:
+                wl = written
 
         if wlutil.has_quota_reservation(wl):
             if self._on_local_queue_state(wl, lq_exists, lq_policy, now):
