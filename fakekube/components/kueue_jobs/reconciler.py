@@ -89,9 +89,14 @@ class JobClient:
         job.obj = copy.deepcopy(updated)
 
     def event(self, obj: dict[str, Any], type_: str, reason: str, message: str) -> None:
+        # DEVIATION(upstream): Kueue records events.k8s.io Events; these are core/v1 Events
+        # (fakekube's recorder, no correlation) with upstream's type, reason and message.
         self.recorder.event(obj, type_, reason, ws.truncate_event_message(message), action=reason)
 
     def update_workload_status(self, wl: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+        # DEVIATION(upstream): upstream patches Workload status (server-side apply, or a merge patch
+        # under WorkloadRequestUseMergePatch); this is a /status update carrying the resourceVersion
+        # read: a conflict fails the reconcile, which is retried with backoff.
         body = {**wl, "status": status}
         return self.client.update_status(copy.deepcopy(body))
 
