@@ -90,6 +90,17 @@ def _drop_limits_without_cohort(cq: dict[str, Any]) -> dict[str, Any]:
     return cq
 
 
+def prepare_workload(wl: dict[str, Any]) -> dict[str, Any]:
+    """The case's Workload as a create request: times resolved, namespace defaulted (upstream's
+    ``""``), and what the API server sets itself (uid, creationTimestamp) dropped."""
+    wl = _fix_times(copy.deepcopy(wl))
+    meta = wl["metadata"]
+    meta["namespace"] = meta.get("namespace") or "default"
+    meta.pop("uid", None)
+    meta.pop("creationTimestamp", None)
+    return wl
+
+
 class Unsupported(Exception):
     """The case needs something the core leaves out (the message says what)."""
 
@@ -125,12 +136,11 @@ def setup(flavors: list[dict[str, Any]], cluster_queues: list[dict[str, Any]], c
     uids: dict[tuple[str, str], str] = {}
     ordered = sorted(workloads, key=_creation)
     for wl in ordered:
-        wl = _fix_times(copy.deepcopy(wl))
-        meta = wl["metadata"]
-        meta["namespace"] = meta.get("namespace") or "default"
-        uids[(meta["namespace"], meta["name"])] = meta.pop("uid", "")
         created_at = _creation(wl)
-        meta.pop("creationTimestamp", None)
+        uid = wl["metadata"].get("uid", "")
+        wl = prepare_workload(wl)
+        meta = wl["metadata"]
+        uids[(meta["namespace"], meta["name"])] = uid
         fc.runtime.loop.now = max(fc.runtime.loop.now, START + round(created_at * SECOND))
         status = wl.pop("status", None)
         stored = client.create(wl)
@@ -235,7 +245,8 @@ def conditions_by_workload(fc: FakeCluster) -> dict[str, dict[str, tuple[str, st
 
 
 def compare_workload_conditions(fc: FakeCluster, before: dict[str, dict[str, tuple[str, str, str]]],
-                                inputs: list[dict[str, Any]], want_workloads: list[dict[str, Any]] | None) -> None:
+                                inputs: list[dict[str, Any]], want_workloads: list[dict[str, Any]] | None,
+                                types: tuple[str, ...] = SCHEDULER_CONDITIONS) -> None:
     """The conditions the cycle wrote, against upstream's (type, status, reason, message; UIDs,
     which the API server assigns here, masked). Upstream's tests run no workload controller: a
     condition upstream expects unchanged from the case's input is not compared (here the workload
@@ -250,7 +261,7 @@ def compare_workload_conditions(fc: FakeCluster, before: dict[str, dict[str, tup
         conds = adjust_for_disabled_observability(copy.deepcopy((want.get("status") or {}).get("conditions") or []))
         expected = _conditions({"status": {"conditions": conds}})
         got, was, inp = after.get(key, {}), before.get(key, {}), given.get(key, {})
-        for type_ in SCHEDULER_CONDITIONS:
+        for type_ in types:
             changed_here = got.get(type_) != was.get(type_)
             expected_change = expected.get(type_) != inp.get(type_)
             if changed_here or expected_change:

@@ -156,6 +156,19 @@ class Scheduler:
             self._requeue_and_update(entry)
         return success
 
+    def flavors_for(self, wl: dict[str, Any]) -> dict[str, dict[str, str]] | None:
+        """The flavors the flavor assigner would choose now for the pending workload ``wl``
+        (pod set -> resource -> flavor), on a fresh snapshot; None without a ClusterQueue.
+        Read-only: nothing is written or reserved (a diagnostic, e.g. to compare with a test's
+        expected assignment)."""
+        cq_name = self.m.queues.cluster_queue_for(wl)
+        snapshot = self.m.cache.snapshot()
+        cq = snapshot.cluster_queues.get(cq_name or "")
+        if cq is None:
+            return None
+        assignment, _ = self._assignments(wlutil.Info.of(wl, cq.name), cq, snapshot)
+        return {ps.name: {res: fa.name for res, fa in sorted(ps.flavors.items())} for ps in assignment.pod_sets}
+
     def _cq_active(self, name: str) -> bool:
         state = self.m.cache.cluster_queues.get(name)
         return state is not None and state.active
