@@ -28,7 +28,7 @@ def _params() -> list[Any]:
     for case in DATA["cases"]:
         reason = SKIPPED.get(case["name"])
         if case.get("untranslated"):
-            reason = f"needs what the core leaves out or the translation cannot express: {case['untranslated']}"
+            reason = r.skip_reason(case["untranslated"])
         out.append(pytest.param(case, id=case["name"], marks=[pytest.mark.skip(reason=reason)] if reason else []))
     return out
 
@@ -55,7 +55,8 @@ def test_preemption(case: dict[str, Any]) -> None:
     incoming = _incoming(case)
     fc.client.create(r.prepare_workload(incoming))
     fc.run_until_idle()
-    chosen = core.scheduler.flavors_for(fc.get("Workload", incoming["metadata"]["name"]))
+    decided = core.scheduler.assignment_for(fc.get("Workload", incoming["metadata"]["name"])) or {"podSets": []}
+    chosen = {ps["name"]: {res: fa["name"] for res, fa in ps["flavors"].items()} for ps in decided["podSets"]}
     given = case.get("assignment")
     r.run_one_cycle(fc, core)
     try:

@@ -36,7 +36,7 @@ def _params() -> list[Any]:
     for case in DATA["cases"]:
         reason = SKIPPED.get(case["name"])
         if case.get("untranslated"):
-            reason = f"needs what the core leaves out or the translation cannot express: {case['untranslated']}"
+            reason = r.skip_reason(case["untranslated"])
         marks = [pytest.mark.skip(reason=reason)] if reason else []
         out.append(pytest.param(case, id=case["name"], marks=marks))
     return out

@@ -101,6 +101,27 @@ def prepare_workload(wl: dict[str, Any]) -> dict[str, Any]:
     return wl
 
 
+#: Why a case could not be translated (the first construct the translation met that the core leaves out).
+_UNTRANSLATED = (
+    ("kueue.AdmissionCheckState", "admission checks are left out"),
+    ("kueue.PreemptionGate", "preemption gates are left out"),
+    ("admissionError", "it injects an error into the admission write through upstream's fake-client interceptor"),
+    ("objects:", "LimitRange validation (ValidateLimitRange) is left out"),
+    ("workloadslicing", "elastic workload slices are left out"),
+    ("preemptWorkloadSlice", "elastic workload slices are left out"),
+    ("PodSetGroup", "PodSet groups (podSetGroupName) are left out"),
+    ("topologies", "Topology-aware scheduling is left out"),
+    ("simulationResult", "it mocks the preemption oracle's answers, which the fake computes from the cluster's state"),
+)
+
+
+def skip_reason(untranslated: str) -> str:
+    for marker, reason in _UNTRANSLATED:
+        if marker in untranslated:
+            return reason
+    return f"the translation cannot express {untranslated}"
+
+
 class Unsupported(Exception):
     """The case needs something the core leaves out (the message says what)."""
 

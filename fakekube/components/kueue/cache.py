@@ -238,7 +238,8 @@ class ClusterQueueState:
 class Cache:
     """Flavors, ClusterQueues, cohorts and the workloads holding quota (``Cache``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, reclaimable_pods: bool = True) -> None:
+        self.reclaimable_pods = reclaimable_pods
         self.flavors: dict[str, dict[str, Any]] = {}
         self.cluster_queues: dict[str, ClusterQueueState] = {}
         self.cohort_specs: dict[str, dict[str, Any]] = {}
@@ -347,7 +348,7 @@ class Cache:
         cq = self.cluster_queues.get(admission.get("clusterQueue", ""))
         if cq is None:
             return False
-        info = wlutil.Info.of(wl)
+        info = wlutil.Info.of(wl, reclaimable=self.reclaimable_pods)
         cq.workloads[k] = info
         if wlutil.is_admitted(wl):
             cq.admitted.add(k)

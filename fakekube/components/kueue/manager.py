@@ -48,8 +48,10 @@ class Manager:
         self.rt = rt
         self.config = config
         wfpr = config.wait_for_pods_ready
-        self.cache = Cache()
-        self.queues = QueueManager(wfpr.requeuing_timestamp if wfpr else "Eviction", self.now)
+        reclaimable = config.gate("ReclaimablePods")
+        self.cache = Cache(reclaimable_pods=reclaimable)
+        self.queues = QueueManager(wfpr.requeuing_timestamp if wfpr else "Eviction", self.now,
+                                   reclaimable_pods=reclaimable)
         self.client = rt.shared_client(c.MANAGER)
         self.workloads = rt.informer(c.WORKLOADS)
         self.cluster_queues = rt.informer(c.CLUSTER_QUEUES)
@@ -247,7 +249,7 @@ class Manager:
             if before is not None:
                 info_before = self.cache.cluster_queues[before].workloads.get(k)
             self.cache.add_or_update_workload(obj)
-            if info_before is not None and info_before.usage() != wlutil.Info.of(obj).usage():
+            if info_before is not None and info_before.usage() != wlutil.Info.of(obj, reclaimable=self.cache.reclaimable_pods).usage():
                 released = before or ""
         else:
             cq = self.cache.workload_cq.get(k)

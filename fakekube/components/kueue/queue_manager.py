@@ -175,7 +175,8 @@ class _LocalQueue:
 class QueueManager:
     """``queue.Manager``: LocalQueues (active ones), ClusterQueue queues, pending workloads."""
 
-    def __init__(self, requeuing_timestamp: str, now: Callable[[], str]) -> None:
+    def __init__(self, requeuing_timestamp: str, now: Callable[[], str], *, reclaimable_pods: bool = True) -> None:
+        self.reclaimable_pods = reclaimable_pods
         self.requeuing_timestamp = requeuing_timestamp
         self.now = now
         self.local_queues: dict[Key, _LocalQueue] = {}
@@ -205,7 +206,7 @@ class QueueManager:
         if previous is not None and previous[0] != lq_key:
             self.delete_workload(k)
         cq = self._cq_of(lq_key)
-        info = wlutil.Info.of(wl, "" if cq is None else cq.name)
+        info = wlutil.Info.of(wl, "" if cq is None else cq.name, reclaimable=self.reclaimable_pods)
         self.workloads[k] = (lq_key, info)
         self.by_local_queue.setdefault(lq_key, {})[k] = None
         if cq is None:
@@ -239,7 +240,7 @@ class QueueManager:
         cq = self._cq_of(entry[0])
         if cq is None:
             return False
-        fresh = wlutil.Info.of(latest, cq.name)
+        fresh = wlutil.Info.of(latest, cq.name, reclaimable=self.reclaimable_pods)
         fresh.last_assignment = info.last_assignment
         self.workloads[k] = (entry[0], fresh)
         added = cq.requeue_if_not_present(fresh, reason)

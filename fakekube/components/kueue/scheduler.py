@@ -30,7 +30,7 @@ from fakekube.errors import FieldError, aggregate_message
 from . import constants as c
 from . import workload as wlutil
 from .cache import Snapshot, SnapshotCQ
-from .flavor_assigner import FIT, NO_FIT, PREEMPT, Assignment, FlavorAssigner
+from .flavor_assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
 from .manager import Manager
 from .preemption import Target, cq_path, get_targets, preemption_message, simulate_preemption
 from .queue_manager import RequeueReason
@@ -156,9 +156,10 @@ class Scheduler:
             self._requeue_and_update(entry)
         return success
 
-    def flavors_for(self, wl: dict[str, Any]) -> dict[str, dict[str, str]] | None:
-        """The flavors the flavor assigner would choose now for the pending workload ``wl``
-        (pod set -> resource -> flavor), on a fresh snapshot; None without a ClusterQueue.
+    def assignment_for(self, wl: dict[str, Any]) -> dict[str, Any] | None:
+        """What the flavor assigner would decide now for the pending workload ``wl``, on a fresh
+        snapshot: ``{"mode": "Fit" | "Preempt" | "NoFit", "podSets": [{"name", "count", "flavors":
+        {resource: {"name", "mode"}}, "reasons": [...]}]}``; None without a ClusterQueue.
         Read-only: nothing is written or reserved (a diagnostic, e.g. to compare with a test's
         expected assignment)."""
         cq_name = self.m.queues.cluster_queue_for(wl)
@@ -166,8 +167,12 @@ class Scheduler:
         cq = snapshot.cluster_queues.get(cq_name or "")
         if cq is None:
             return None
-        assignment, _ = self._assignments(wlutil.Info.of(wl, cq.name), cq, snapshot)
-        return {ps.name: {res: fa.name for res, fa in sorted(ps.flavors.items())} for ps in assignment.pod_sets}
+        assignment, _ = self._assignments(wlutil.Info.of(wl, cq.name, reclaimable=self.m.gate("ReclaimablePods")),
+                                          cq, snapshot)
+        return {"mode": MODE_NAMES[assignment.representative_mode()], "podSets": [
+            {"name": ps.name, "count": ps.count, "reasons": sorted(ps.reasons) + ([ps.error] if ps.error else []),
+             "flavors": {res: {"name": fa.name, "mode": MODE_NAMES[fa.mode]} for res, fa in sorted(ps.flavors.items())}}
+            for ps in assignment.pod_sets]}
 
     def _cq_active(self, name: str) -> bool:
         state = self.m.cache.cluster_queues.get(name)

@@ -331,8 +331,8 @@ def _reclaimable(wl: dict[str, Any]) -> dict[str, int]:
     return {entry["name"]: entry.get("count", 0) for entry in (wl.get("status") or {}).get("reclaimablePods") or []}
 
 
-def total_requests_from_pod_sets(wl: dict[str, Any]) -> list[PodSetResources]:
-    reclaim = _reclaimable(wl)
+def total_requests_from_pod_sets(wl: dict[str, Any], reclaimable: bool = True) -> list[PodSetResources]:
+    reclaim = _reclaimable(wl) if reclaimable else {}
     out = []
     for ps in wl["spec"].get("podSets") or []:
         count = ps.get("count", 1)
@@ -342,10 +342,10 @@ def total_requests_from_pod_sets(wl: dict[str, Any]) -> list[PodSetResources]:
     return out
 
 
-def total_requests_from_admission(wl: dict[str, Any]) -> list[PodSetResources]:
+def total_requests_from_admission(wl: dict[str, Any], reclaimable: bool = True) -> list[PodSetResources]:
     admission = (wl.get("status") or {}).get("admission") or {}
     totals = {ps.get("name", "main"): ps.get("count", 1) for ps in wl["spec"].get("podSets") or []}
-    reclaim = _reclaimable(wl)
+    reclaim = _reclaimable(wl) if reclaimable else {}
     out = []
     for psa in admission.get("podSetAssignments") or []:
         name = psa["name"]
@@ -370,11 +370,13 @@ class Info:
     last_assignment: Any = None
 
     @classmethod
-    def of(cls, wl: dict[str, Any], cluster_queue: str = "") -> Info:
+    def of(cls, wl: dict[str, Any], cluster_queue: str = "", *, reclaimable: bool = True) -> Info:
+        """``reclaimable``: the ReclaimablePods gate (off: ``status.reclaimablePods`` is ignored)."""
         admission = (wl.get("status") or {}).get("admission")
         if admission is not None:
-            return cls(wl, admission.get("clusterQueue", cluster_queue), total_requests_from_admission(wl))
-        return cls(wl, cluster_queue, total_requests_from_pod_sets(wl))
+            return cls(wl, admission.get("clusterQueue", cluster_queue),
+                       total_requests_from_admission(wl, reclaimable))
+        return cls(wl, cluster_queue, total_requests_from_pod_sets(wl, reclaimable))
 
     @property
     def key(self) -> tuple[str, str]:
