@@ -543,23 +543,36 @@ def _queue_rows(chart: Chart, out: list[str], y: int, x: Any, w: Any) -> int:
             out.append(f'<rect class="bar queue" data-state="{state}" x="{x(start)}" y="{y + 1.5}" '
                        f'width="{w(start, stop)}" height="{ROW_H - 3}" fill="{QUEUE_COLOURS[state]}">'
                        f'<title>{html.escape(bar_tip)}</title></rect>')
-        for start, stop in waits:
-            still = stop == stop_at and life.states[-1][1] == "Queued"
-            text = f"{'still waiting' if still else 'waited'} {_clock(to_seconds(stop) - to_seconds(start))}"
-            inside = float(w(start, stop)) >= 6 * len(text) + 40  # room for it, right of an eviction's label
-            place = f'x="{float(x(stop)) - 3:.2f}" text-anchor="end"' if inside else f'x="{float(x(stop)) + 2:.2f}"'
-            out.append(f'<text class="wait" {place} y="{y + ROW_H - 2}" font-size="8" fill="#5c4300">{text}</text>')
+        labels: list[tuple[float, int, str]] = []  # (wanted x, order, svg text with {x} to fill in)
         for when, reason, message in life.evictions:
             cx = float(x(when))
             word = "preempted" if reason.startswith("Preempted") else reason.split(",")[0]
             evict_tip = f"{life.owner}: evicted at {format_offset(when)} ({reason}: {message})"
             out.append(f'<g class="marker evicted">{_triangle(cx, y + 1, ROW_H - 2)}'
-                       f'<title>{html.escape(evict_tip)}</title></g>'
-                       f'<text class="evicted" x="{cx + 6:.2f}" y="{y + ROW_H - 2}" font-size="8" '
-                       f'font-weight="bold" fill="#8c4a00">{html.escape(word)}</text>')
+                       f'<title>{html.escape(evict_tip)}</title></g>')
+            labels.append((cx + 6, 0, f'<text class="evicted" x="{{x:.2f}}" y="{y + ROW_H - 2}" font-size="8" '
+                                      f'font-weight="bold" fill="#8c4a00">{html.escape(word)}</text>'))
+        for start, stop in waits:
+            still = stop == stop_at and life.states[-1][1] == "Queued"
+            text = f"{'still waiting' if still else 'waited'} {_clock(to_seconds(stop) - to_seconds(start))}"
+            width = _text_width(text)
+            inside = float(w(start, stop)) >= width + 90  # right-aligned in the bar, clear of an eviction's word
+            wanted = float(x(stop)) - 3 - width if inside else float(x(stop)) + 2
+            labels.append((wanted, 1, f'<text class="wait" x="{{x:.2f}}" y="{y + ROW_H - 2}" font-size="8" '
+                                      f'fill="#5c4300">{text}</text>'))
+        cursor = 0.0  # labels left to right, each after the previous one's end: no overlaps
+        for wanted, _, svg in sorted(labels, key=lambda label: (label[0], label[1])):
+            at = max(wanted, cursor)
+            out.append(svg.format(x=at))
+            cursor = at + _text_width(re.sub(r"<[^>]+>", "", svg)) + 6
         out.append("</g>")
         y += ROW_H
     return y
+
+
+def _text_width(text: str) -> float:
+    """About how wide ``text`` is at font size 8 (for laying labels out side by side)."""
+    return 4.9 * len(text)
 
 
 def _triangle(cx: float, top: float, height: float) -> str:

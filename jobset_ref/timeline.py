@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fakekube import FakeCluster, WatchEvent
-from fakekube.clock import format_offset, to_seconds
+from fakekube.clock import format_offset, parse_time, to_seconds
 
 __all__ = ["Entry", "Timeline"]
 
@@ -293,7 +293,9 @@ class Timeline:
                 continue
             prev = before.get(ctype)
             status = cond.get("status")
-            if (prev is not None and prev.get("status") == status) or (prev is None and status != "True"):
+            if prev is not None and prev.get("status") == status:
+                continue
+            if prev is None and status != "True" and ctype != "Requeued":  # Requeued=False: in backoff
                 continue
             message = str(cond.get("message") or "")
             repeated = message.removeprefix(_PREVIOUSLY) in seen
@@ -305,6 +307,8 @@ class Timeline:
                 what += self._admission(obj, now - self._queued_since.get(ref, now))
             elif ctype == "QuotaReserved":
                 self._queued_since[ref] = now
+            elif ctype == "Requeued" and status == "False":
+                what += self._backoff(obj)
             self._add("Workload", ref, what)
 
     def _on_cluster_queue(self, event: WatchEvent) -> None:
@@ -323,6 +327,14 @@ class Timeline:
             cohort = (event.object.get("spec") or {}).get("cohortName", "")
             self._add("ClusterQueue", _ref(event.object), f"borrowing {now} from cohort {cohort}" if now
                       else "borrows nothing (within its nominal quota again)")
+
+    @staticmethod
+    def _backoff(obj: dict[str, Any]) -> str:
+        """`` until 00:01:10.000 (requeue 1)``: when a workload in backoff goes back to its queue."""
+        state = (obj.get("status") or {}).get("requeueState") or {}
+        if not state.get("requeueAt"):
+            return ""
+        return f" until {format_offset(parse_time(state['requeueAt']))} (requeue {state.get('count', 0)})"
 
     @staticmethod
     def _admission(obj: dict[str, Any], waited: int) -> str:

@@ -155,3 +155,52 @@ def test_gantt_without_kueue_has_no_queue_rows(capsys: pytest.CaptureFixture[str
     _simulate(capsys, str(ROOT / "examples" / "trainer.yaml"), "--gantt", str(svg))
     text = svg.read_text()
     assert "queuerow" not in text and "Kueue" not in text
+
+
+STUCK = """
+description: pods that never become ready under waitForPodsReady
+covers: [kueue.pods-ready-timeout]
+cluster:
+  kueue: {waitForPodsReady: {timeout: 1m, requeuingStrategy: {backoffLimitCount: 1, backoffBaseSeconds: 10}}}
+  nodes: [{count: 1, capacity: {cpu: "4"}}]
+manifests:
+  - file: SETUP
+  - inline:
+      apiVersion: jobset.x-k8s.io/v1alpha2
+      kind: JobSet
+      metadata: {name: stuck, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+      spec:
+        replicatedJobs:
+        - name: workers
+          template: {spec: {parallelism: 2, completions: 2, template: {spec: {
+            nodeSelector: {pool: absent}, restartPolicy: Never,
+            containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}}}}
+"""
+
+
+def test_a_pods_ready_timeout_is_an_eviction_then_a_backoff_then_a_deactivation(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    scenario = tmp_path / "stuck.yaml"
+    scenario.write_text(STUCK.replace("SETUP", SETUP))
+    svg = tmp_path / "run.svg"
+    out = _simulate(capsys, str(scenario), "--until", "5m", "--gantt", str(svg))
+    lines = [line.split("  ", 2)[0] + "  " + line.split("  ", 2)[2] for line in _lines(out, "Workload")
+             if any(t in line for t in ("Evicted", "Requeued", "active=", "DeactivationTarget"))]
+    assert lines == [
+        "00:01:00.000  Evicted=True (PodsReadyTimeout: Exceeded the PodsReady timeout default/"
+        + lines[0].rsplit("/", 1)[1],
+        "00:01:00.000  Requeued=False (PodsReadyTimeout) until 00:01:10.000 (requeue 1)",
+        "00:01:10.000  Requeued=True (BackoffFinished: The workload backoff was finished)",
+        "00:01:10.000  Evicted=False (QuotaReserved)",
+        "00:02:10.000  DeactivationTarget=True (RequeuingLimitExceeded: exceeding the maximum number of re-queuing "
+        "retries)",
+        "00:02:10.000  active=false",
+        "00:02:10.000  Evicted=True (DeactivatedDueToRequeuingLimitExceeded: The workload is deactivated due to "
+        "exceeding the maximum number of re-queuing retries)",
+        "00:02:10.000  Requeued=False (DeactivatedDueToRequeuingLimitExceeded)"]
+    root = ET.fromstring(svg.read_text())
+    row = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "queuerow")
+    assert [t.text for t in row.iter(f"{SVG}text") if t.get("class") == "evicted"] == [
+        "PodsReadyTimeout", "DeactivatedDueToRequeuingLimitExceeded"]
+    assert [r.get("data-state") for r in row.iter(f"{SVG}rect") if r.get("class") == "bar queue"] == [
+        "Admitted", "Queued", "Admitted", "Inactive"]
