@@ -100,7 +100,8 @@ def add_parser(sub: Any) -> None:
                           "json/yaml: everything (timeline, every shown object whole, JobSet status)")
     sim.add_argument("--show", default=None, metavar="KINDS",
                      help=f"which kinds the tables or objects show (default {','.join(SHOW_KINDS)}, and for "
-                          "-o json|yaml also nodes,events; any served kind: configmaps, endpointslices...)")
+                          "-o json|yaml also nodes,events; any served kind, with the columns kubectl prints: "
+                          "configmaps, endpointslices, workloads,clusterqueues,localqueues under Kueue...)")
     sim.add_argument("--follow", action="append", default=[], metavar="KIND/NAME",
                      help="print the history of an object (every change, as a diff): pod/NAME (a pod name, its "
                           "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME")
