@@ -101,3 +101,35 @@ def test_simulate_installs_kueue_when_the_manifests_hold_kueue_objects(capsys: p
     # the second JobSet waits for the first's quota: it resumes when the first completes
     assert "00:01:02.010  JobSet  default/second  suspend=false" in out
     assert "$ kubectl get workloads" in out and "jobset-second-" in out
+
+
+@pytest.mark.fakekube(kueue=True)
+def test_kubectl_get_prints_kueues_columns_as_simulate_show_does(fake_apiserver: Any) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    from jobset_ref.cli.show import render
+
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not on PATH")
+    cluster = fake_apiserver.cluster
+    cluster.apply("examples/kueue/setup.yaml")
+    cluster.apply("examples/kueue/queued-jobsets.yaml")
+    cluster.advance(30)
+    env = {**os.environ, "KUBECONFIG": fake_apiserver.kubeconfig}
+    done = subprocess.run([kubectl, "get", "workloads,clusterqueues,localqueues"], capture_output=True, text=True,
+                          env=env, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    blocks = [block.splitlines() for block in done.stdout.strip().split("\n\n")]
+    assert [block[0].split("  ")[0] for block in blocks] == ["NAME", "NAME", "NAME"]
+    assert blocks[0][0].split() == ["NAME", "QUEUE", "RESERVED", "IN", "ADMITTED", "FINISHED", "AGE"]
+    assert blocks[1][0].split() == ["NAME", "COHORT", "PENDING", "WORKLOADS"]
+    assert blocks[2][0].split() == ["NAME", "CLUSTERQUEUE", "PENDING", "WORKLOADS", "ADMITTED", "WORKLOADS"]
+    # simulate --show prints the same rows (kubectl prefixes multi-kind output with the resource)
+    shown = [table.splitlines()[1:] for table in render(cluster, ["workloads", "clusterqueues", "localqueues"])
+             .split("\n\n")]
+    for ours, theirs in zip(shown, blocks, strict=True):
+        assert [row.split() for row in ours] == [
+            [cell.split("/", 1)[-1] for cell in row.split()] for row in theirs]
