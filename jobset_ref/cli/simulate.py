@@ -104,7 +104,8 @@ def add_parser(sub: Any) -> None:
                           "configmaps, endpointslices, workloads,clusterqueues,localqueues under Kueue...)")
     sim.add_argument("--follow", action="append", default=[], metavar="KIND/NAME",
                      help="print the history of an object (every change, as a diff): pod/NAME (a pod name, its "
-                          "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME")
+                          "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME; under Kueue also "
+                          "workload/NAME, clusterqueue/NAME, localqueue/NAME")
     sim.add_argument("--gantt", default=None, metavar="PATH",
                      help="write a Gantt chart of the pods across virtual time (.html or .svg)")
     sim.add_argument("--trace", action="store_true", help="also print the full API trace")

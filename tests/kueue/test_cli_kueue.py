@@ -204,3 +204,23 @@ def test_a_pods_ready_timeout_is_an_eviction_then_a_backoff_then_a_deactivation(
         "PodsReadyTimeout", "DeactivatedDueToRequeuingLimitExceeded"]
     assert [r.get("data-state") for r in row.iter(f"{SVG}rect") if r.get("class") == "bar queue"] == [
         "Admitted", "Queued", "Admitted", "Inactive"]
+
+
+def test_follow_a_workload_shows_its_admission_and_eviction(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _simulate(capsys, str(EXAMPLES / "priority-preemption.yaml"), "--follow", "workload/jobset-training",
+                    "--show", "workloads")
+    history = out.split("# history of workload/jobset-training ", 1)[1].split("\n\n", 1)[0]
+    assert history.startswith("(1 object(s), ")
+    assert "\n00:00:00.000  ADDED    workload/jobset-training-" in history
+    assert "      spec.priorityClassRef.name: 'low'" in history
+    assert "    + status.admission.podSetAssignments[0].flavors.cpu: 'default-flavor'" in history
+    assert "    + status.conditions[3].reason: 'InClusterQueue'" in history  # Preempted, at 30 s
+    assert "    - status.admission.clusterQueue" in history  # the quota given back
+
+
+def test_follow_of_a_kueue_kind_without_kueue_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", str(ROOT / "examples" / "trainer.yaml"), "--follow", "workload/x"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.strip() == ("jobset-ref: --follow 'workload/x': Kueue is not installed (it is when a manifest holds "
+                           "a kueue.x-k8s.io object, or with --kueue)")
