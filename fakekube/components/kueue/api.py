@@ -16,7 +16,7 @@ from typing import Any
 
 from . import constants as c
 
-__all__ = ["crds"]
+__all__ = ["WORKLOAD_RULES", "WORKLOAD_STATUS_RULES", "crds"]
 
 Schema = dict[str, Any]
 
@@ -292,7 +292,7 @@ _ADMITTED_NEW = ("has(self.status) && has(self.status.conditions) && "
 _BOTH_REFS = "has(oldSelf.spec.priorityClassRef) && has(self.spec.priorityClassRef)"
 
 #: The Workload's root rules (``workload_types.go``'s ``+kubebuilder:validation:XValidation``).
-_WORKLOAD_RULES: list[tuple[str, str]] = [
+WORKLOAD_RULES: list[tuple[str, str]] = [
     (f"{_QUOTA_RESERVED_NEW} && has(self.status.admission) ? "
      "size(self.spec.podSets) == size(self.status.admission.podSetAssignments) : true",
      "podSetAssignments must have the same number of podSets as the spec"),
@@ -317,6 +317,16 @@ _WORKLOAD_RULES: list[tuple[str, str]] = [
      "((has(oldSelf.spec.maximumExecutionTimeSeconds)?oldSelf.spec.maximumExecutionTimeSeconds:0) ==  "
      "(has(self.spec.maximumExecutionTimeSeconds)?self.spec.maximumExecutionTimeSeconds:0)):true",
      "maximumExecutionTimeSeconds is immutable while workload quota reserved"),
+]
+
+
+#: The Workload status's rules.
+WORKLOAD_STATUS_RULES: list[tuple[str, str]] = [
+    ("!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == self.clusterName",
+     "clusterName is immutable once set"),
+    ("!has(self.clusterName) || (!has(self.nominatedClusterNames) || (has(self.nominatedClusterNames) && "
+     "size(self.nominatedClusterNames) == 0))",
+     "clusterName and nominatedClusterNames are mutually exclusive"),
 ]
 
 
@@ -445,15 +455,9 @@ def _workload_schema() -> Schema:
             required=["count", "reason", "underlyingCause"]), max_items=256, map_keys=["reason", "underlyingCause"])}),
         "unhealthyNodes": _list(_obj({"name": _str(max_length=63)}, required=["name"]), max_items=8,
                                 map_keys=["name"]),
-    }, rules=[
-        ("!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == self.clusterName",
-         "clusterName is immutable once set"),
-        ("!has(self.clusterName) || (!has(self.nominatedClusterNames) || (has(self.nominatedClusterNames) && "
-         "size(self.nominatedClusterNames) == 0))",
-         "clusterName and nominatedClusterNames are mutually exclusive"),
-    ])
+    }, rules=WORKLOAD_STATUS_RULES)
     return _obj({"apiVersion": _str(), "kind": _str(), "metadata": {"type": "object"}, "spec": spec,
-                 "status": status}, rules=_WORKLOAD_RULES)
+                 "status": status}, rules=WORKLOAD_RULES)
 
 
 _QUEUE_COLUMNS = {

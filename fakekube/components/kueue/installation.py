@@ -19,6 +19,7 @@ from .api import crds
 from .config import KueueConfig, resolve_config
 from .finalizers import FinalizerController
 from .manager import Manager
+from .native_rules import register as register_native_rules
 from .queue_status import ClusterQueueStatusController, LocalQueueStatusController
 from .scheduler import Scheduler
 from .webhooks import register_webhooks
@@ -53,6 +54,7 @@ def install_core(cluster: Any, config: Mapping[str, Any] | None = None) -> Kueue
         raise UsageError(f"install_core() takes a FakeCluster, got {type(cluster).__name__}")
     settings = resolve_config(config)
     rt = cluster.runtime
+    register_native_rules()
     client = rt.shared_client("kueue-install")
     for crd in crds():
         try:
