@@ -22,6 +22,7 @@ from tests.kueue.wrappers import (
     PodSet,
     ResourceFlavor,
     Workload,
+    container_for_request,
 )
 
 
@@ -261,3 +262,208 @@ def test_cluster_queue_and_flavor_keep_their_finalizer_while_in_use() -> None:
     fc.run_until_idle()
     assert not fc.exists("ClusterQueue", "cq", None)
     assert not fc.exists("ResourceFlavor", "default", None)
+
+
+def _cohort_raw(groups: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": "cohort"},
+            "spec": {"resourceGroups": groups, **spec}}
+
+
+def _fair_cohort(weight: str) -> dict[str, Any]:
+    return {**Cohort("cohort").obj(), "spec": {"fairSharing": {"weight": weight}}}
+
+
+def _lending(nominal: str, lending: str) -> dict[str, Any]:
+    return {"name": "x86", "resources": [{"name": "cpu", "nominalQuota": nominal, "lendingLimit": lending}]}
+
+
+CO = Cohort
+
+# test/integration/singlecluster/webhook/core/cohort_test.go, "Validate Cohort on creation".
+COHORT_ENTRIES: list[tuple[str, Any, type[Exception] | None]] = [
+    ("Should disallow empty name", {**CO("").obj(), "metadata": {"name": ""}}, Invalid),
+    ("Should allow default Cohort", CO("cohort"), OK),
+    ("Should allow valid parent name", CO("cohort").parent("prod"), OK),
+    ("Should reject invalid parent name", CO("cohort").parent("@prod"), Invalid),
+    ("ResourceGroup should have at least one flavor", _cohort_raw([{"coveredResources": [], "flavors": []}]), Invalid),
+    ("FlavorQuota should have at least one resource", CO("cohort").resource_group(FQ("foo")), Invalid),
+    ("Should reject invalid flavor name", CO("cohort").resource_group(FQ("@x86").resource("cpu", "5")), Invalid),
+    ("Should allow valid resource name", CO("cohort").resource_group(FQ("x86").resource("@cpu", "5")), Forbidden),
+    ("Should reject too many flavors in resource group",
+     CO("cohort").resource_group(*[FQ(f"f{i}").resource("cpu") for i in range(65)]), Invalid),
+    ("Should reject too many resources in resource group",
+     CO("cohort").resource_group(_many_resources(65)), Invalid),
+    ("Should allow resource with valid name", CO("cohort").resource_group(FQ("default").resource("cpu")), OK),
+    ("Should reject resource with invalid name", CO("cohort").resource_group(FQ("default").resource("@cpu")),
+     Forbidden),
+    ("Should allow extended resources with valid name",
+     CO("cohort").resource_group(FQ("default").resource("example.com/gpu")), OK),
+    ("Should allow flavor with valid name", CO("cohort").resource_group(FQ("x86").resource("cpu")), OK),
+    ("Should reject flavor with invalid name", CO("cohort").resource_group(FQ("x_86").resource("cpu")), Invalid),
+    ("Should reject negative nominal quota", CO("cohort").resource_group(FQ("x86").resource("cpu", "-1")), Forbidden),
+    ("Should reject negative borrowing limit", CO("cohort").resource_group(FQ("x86").resource("cpu", "1", "-1")),
+     Forbidden),
+    ("Should reject negative lending limit", CO("cohort").resource_group(FQ("x86").resource("cpu", "1", "", "-1")),
+     Forbidden),
+    ("Should reject borrowingLimit when no parent", CO("cohort").resource_group(FQ("x86").resource("cpu", "1", "1")),
+     Forbidden),
+    ("Should allow borrowingLimit 0 when parent exists",
+     CO("cohort").resource_group(FQ("x86").resource("cpu", "1", "0")).parent("parent"), OK),
+    ("Should allow borrowingLimit when parent exists",
+     CO("cohort").resource_group(FQ("x86").resource("cpu", "1", "1")).parent("parent"), OK),
+    ("Should reject lendingLimit when no parent", CO("cohort").resource_group(_lending("1", "1")), Forbidden),
+    ("Should allow lendingLimit when parent exists", CO("cohort").resource_group(_lending("1", "1")).parent("parent"),
+     OK),
+    ("Should allow lendingLimit 0 when parent exists",
+     CO("cohort").resource_group(_lending("0", "0")).parent("parent"), OK),
+    ("Should allow lending limit to exceed nominal quota",
+     CO("cohort").resource_group(_lending("3", "5")).parent("parent"), OK),
+    ("Should allow multiple resource groups",
+     CO("cohort")
+     .resource_group(FQ("alpha").resource("cpu", "0").resource("memory", "0"),
+                     FQ("beta").resource("cpu", "0").resource("memory", "0"))
+     .resource_group(FQ("gamma").resource("example.com/gpu", "0"), FQ("omega").resource("example.com/gpu", "0")), OK),
+    ("Should reject resources in a flavor in different order",
+     _cohort_raw([{"coveredResources": ["cpu", "memory"],
+                   "flavors": [FQ("alpha").resource("cpu", "0").resource("memory", "0").obj(),
+                               FQ("beta").resource("memory", "0").resource("cpu", "0").obj()]}]), Forbidden),
+    ("Should reject missing resources in a flavor",
+     _cohort_raw([{"coveredResources": ["cpu", "memory"], "flavors": [FQ("alpha").resource("cpu", "0").obj()]}]),
+     Invalid),
+    ("Should reject resource not defined in resource group",
+     _cohort_raw([{"coveredResources": ["cpu"],
+                   "flavors": [FQ("alpha").resource("cpu", "0").resource("memory", "0").obj()]}]), Invalid),
+    ("Should reject resource in more than one resource group",
+     CO("cohort").resource_group(FQ("alpha").resource("cpu", "0").resource("memory", "0"))
+     .resource_group(FQ("beta").resource("memory", "0")), Forbidden),
+    ("Should reject flavor in more than one resource group",
+     CO("cohort").resource_group(FQ("alpha").resource("cpu"), FQ("beta").resource("cpu"))
+     .resource_group(FQ("beta").resource("memory")), Forbidden),
+    ("Should allow FairSharing weight", _fair_cohort("1"), OK),
+    ("Should allow zero FairSharing weight", _fair_cohort("0"), OK),
+    ("Should forbid negative FairSharing weight", _fair_cohort("-1"), Forbidden),
+    ("Should allow fractional FairSharing weight", _fair_cohort("0.5"), OK),
+    ("Should allow small FairSharing weight", _fair_cohort("1m"), OK),
+    ("Should allow even smaller FairSharing weight", _fair_cohort("1u"), OK),
+    ("Should allow smallest FairSharing weight", _fair_cohort("2n"), OK),
+    ("Should forbid threshold FairSharing weight", _fair_cohort("1n"), Forbidden),
+    ("Should forbid collapsed FairSharing weight", _fair_cohort("0.0000000001"), Forbidden),
+]
+
+
+@pytest.mark.parametrize(("cohort", "error"), [pytest.param(*entry[1:], id=entry[0]) for entry in COHORT_ENTRIES])
+def test_validate_cohort_on_creation(fc: FakeCluster, cohort: Any, error: type[Exception] | None) -> None:
+    body = cohort if isinstance(cohort, dict) else cohort.obj()
+    try:
+        if error is None:
+            fc.create(body)
+        else:
+            with pytest.raises(error):
+                fc.create(body)
+    finally:
+        if fc.exists("Cohort", "cohort", None):
+            fc.delete("Cohort", "cohort", None)
+            fc.run_until_idle()
+
+
+# test/integration/singlecluster/webhook/core/workload_test.go ("Workload defaulting webhook",
+# "Workload validating webhook": "When creating a Workload").
+WL = "workload-test"
+
+
+def _unnamed_pod_set() -> dict[str, Any]:
+    ps = PodSet("", 1).containers({}).obj()
+    del ps["name"]  # Go's empty name is omitted on the wire (omitempty): the CRD default applies
+    return ps
+
+
+def test_should_set_default_pod_set_name(fc: FakeCluster) -> None:
+    created = fc.create(Workload(WL).pod_sets(_unnamed_pod_set()).obj())
+    assert created["spec"]["podSets"][0]["name"] == "main"
+    fc.delete("Workload", WL)
+
+
+def test_shouldnt_set_pod_set_name_if_multiple(fc: FakeCluster) -> None:
+    with pytest.raises(Invalid, match=r'spec.podSets\[1\]: Duplicate value: \{"name":"main"\}'):
+        fc.create(Workload(WL).pod_sets(_unnamed_pod_set(), _unnamed_pod_set()).obj())
+
+
+@pytest.mark.parametrize(("pod_sets", "count", "invalid"), [
+    pytest.param(0, 1, True, id="podSets count less than 1"),
+    pytest.param(18, 1, False, id="podSets count at the maximum"),
+    pytest.param(19, 1, True, id="podSets count more than the maximum"),
+    pytest.param(3, 0, False, id="valid podSet, count can be 0"),
+    pytest.param(3, 3, False, id="valid podSet"),
+])
+def test_should_have_valid_pod_set_when_creating(fc: FakeCluster, pod_sets: int, count: int, invalid: bool) -> None:
+    body = Workload(WL).pod_sets(*[PodSet(f"ps{i}", count) for i in range(pod_sets)]).obj()
+    if invalid:
+        with pytest.raises(Invalid):
+            fc.create(body)
+    else:
+        fc.create(body)
+        fc.delete("Workload", WL)
+
+
+def _ref(group: str, kind: str, name: str = "low") -> dict[str, str]:
+    return {"group": group, "kind": kind, "name": name}
+
+
+def _with_spec(w: Workload, **spec: Any) -> dict[str, Any]:
+    body = w.obj()
+    body["spec"].update(spec)
+    return body
+
+
+KUEUE_REF, POD_REF = ("kueue.x-k8s.io", "WorkloadPriorityClass"), ("scheduling.k8s.io", "PriorityClass")
+
+WORKLOAD_ENTRIES: list[tuple[str, Any, type[Exception] | None]] = [
+    ("valid workload", Workload(WL).pod_sets(PodSet("driver", 1), PodSet("workers", 100)), OK),
+    ("invalid podSet name", Workload(WL).pod_sets(PodSet("@driver", 1)), Invalid),
+    ("invalid priorityClassRef.name", _with_spec(Workload(WL), priorityClassRef=_ref(*POD_REF, "invalid_class"),
+                                                 priority=0), Invalid),
+    ("invalid priorityClassRef.group", _with_spec(Workload(WL), priorityClassRef=_ref("test", POD_REF[1]),
+                                                  priority=100), Invalid),
+    ("invalid priorityClassRef.kind", _with_spec(Workload(WL), priorityClassRef=_ref(POD_REF[0], "test"),
+                                                 priority=100), Invalid),
+    ("incompatible priorityClassRef.kind (scheduling.k8s.io)",
+     _with_spec(Workload(WL), priorityClassRef=_ref(POD_REF[0], KUEUE_REF[1]), priority=100), Invalid),
+    ("incompatible priorityClassRef.kind (kueue.x-k8s.io)",
+     _with_spec(Workload(WL), priorityClassRef=_ref(KUEUE_REF[0], POD_REF[1]), priority=100), Invalid),
+    ("omitted priorityClassRef is valid", Workload(WL).priority(0), OK),
+    ("priority should not be nil when priorityClassRef is set",
+     _with_spec(Workload(WL), priorityClassRef=_ref(*POD_REF, "priority")), Invalid),
+    ("invalid queueName", Workload(WL).queue("@invalid"), Invalid),
+    ("should not request num-pods resource",
+     Workload(WL).pod_sets(PodSet("bad", 1).init_containers(container_for_request(pods="1"))
+                           .containers(container_for_request(pods="1"))), Forbidden),
+    ("should not limit num-pods resource",
+     Workload(WL).pod_sets(PodSet("bad", 1).containers({"name": "c", "resources": {"limits": {"pods": "1"}}})),
+     Forbidden),
+    ("should not allow negative resource requests",
+     Workload(WL).pod_sets(PodSet("bad", 1).containers(container_for_request(cpu="-1"))), Forbidden),
+    ("should not allow negative pod-level resource requests",
+     Workload(WL).pod_sets(PodSet("bad", 1).pod_level("requests", "cpu", "-1")), Forbidden),
+    ("empty podSetUpdates should be valid since it is optional", Workload(WL).admission_checks({}), OK),
+    ("invalid podSet minCount (negative)", Workload(WL).pod_sets(PodSet("ps1", 3).min_count(-1)), Invalid),
+    ("invalid podSet minCount (too big)", Workload(WL).pod_sets(PodSet("ps1", 3).min_count(4)), Invalid),
+    ("too many variable count podSets",
+     Workload(WL).pod_sets(PodSet("ps1", 3).min_count(2), PodSet("ps2", 3).min_count(1)), Forbidden),
+    ("invalid maximumExexcutionTimeSeconds", _with_spec(Workload(WL), maximumExecutionTimeSeconds=0), Invalid),
+    ("valid maximumExexcutionTimeSeconds", _with_spec(Workload(WL), maximumExecutionTimeSeconds=1), OK),
+]
+
+
+@pytest.mark.parametrize(("workload", "error"), [pytest.param(*e[1:], id=e[0]) for e in WORKLOAD_ENTRIES])
+def test_should_have_valid_values_when_creating(fc: FakeCluster, workload: Any, error: type[Exception] | None) -> None:
+    body = workload if isinstance(workload, dict) else workload.obj()
+    try:
+        if error is None:
+            fc.create(body)
+        else:
+            with pytest.raises(error):
+                fc.create(body)
+    finally:
+        if fc.exists("Workload", WL):
+            fc.delete("Workload", WL)
+            fc.run_until_idle()
