@@ -22,6 +22,8 @@ from tests.kueue.wrappers import (
     PodSet,
     ResourceFlavor,
     Workload,
+    admission,
+    assignment,
     container_for_request,
 )
 
@@ -467,3 +469,44 @@ def test_should_have_valid_values_when_creating(fc: FakeCluster, workload: Any, 
         if fc.exists("Workload", WL):
             fc.delete("Workload", WL)
             fc.run_until_idle()
+
+
+def _three_main() -> Workload:
+    return Workload(WL).pod_sets(PodSet("main", 3).request("cpu", "1"))
+
+
+def _delayed(state: str) -> dict[str, Any]:
+    return {**assignment("main", flavors={"cpu": "flv"}, usage={"cpu": "3"}, count=3), "delayedTopologyRequest": state}
+
+
+# "Should have valid values when setting Admission": workload.SetQuotaReservation through the status.
+ADMISSION_ENTRIES: list[tuple[str, Workload, dict[str, Any], type[Exception] | None]] = [
+    ("invalid clusterQueue name", Workload(WL), admission("@invalid"), Invalid),
+    ("invalid podSet name in status assignment", Workload(WL), admission("cluster-queue", assignment("@invalid")),
+     Invalid),
+    ("mismatched names in admission with names in podSets", Workload(WL).pod_sets(PodSet("main2", 1), PodSet("main1", 1)),
+     admission("cluster-queue", *[assignment(n, count=1) for n in ("main1", "main2", "main3")]), Invalid),
+    ("assignment usage should be divisible by count", _three_main(),
+     admission("cluster-queue", assignment("main", flavors={"cpu": "flv"}, usage={"cpu": "1"}, count=3)), Forbidden),
+    ("Pending delayedTopologyRequest", _three_main(), admission("cluster-queue", _delayed("Pending")), OK),
+    ("Ready delayedTopologyRequest", _three_main(), admission("cluster-queue", _delayed("Ready")), OK),
+    ("invalid delayedTopologyRequest", _three_main(), admission("cluster-queue", _delayed("invalid")), Invalid),
+]
+
+
+@pytest.mark.parametrize(("workload", "adm", "error"), [pytest.param(*e[1:], id=e[0]) for e in ADMISSION_ENTRIES])
+def test_should_have_valid_values_when_setting_admission(fc: FakeCluster, workload: Workload, adm: dict[str, Any],
+                                                         error: type[Exception] | None) -> None:
+    stored = fc.client.create(workload.obj())
+    stored["status"] = {"admission": adm, "conditions": [{
+        "type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+        "message": f"Quota reserved in ClusterQueue {adm['clusterQueue']}", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+    try:
+        if error is None:
+            fc.client.update_status(stored)
+        else:
+            with pytest.raises(error):
+                fc.client.update_status(stored)
+    finally:
+        fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
+        fc.run_until_idle()
