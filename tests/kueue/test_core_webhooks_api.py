@@ -8,6 +8,7 @@ user sees, and the resource-in-use finalizers."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -507,6 +508,185 @@ def test_should_have_valid_values_when_setting_admission(fc: FakeCluster, worklo
         else:
             with pytest.raises(error):
                 fc.client.update_status(stored)
+    finally:
+        fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
+        fc.run_until_idle()
+
+
+# "Validate Workload on update" (k8sClient.Update of the main resource: status changes in the body
+# are ignored, as on a real server). "reserve": util.SetQuotaReservation(MakeAdmission("cq")) and
+# SyncAdmittedCondition first. Only the API server runs here, as in upstream's webhook suite
+# (writes through fc.client, no controller reacts in between).
+Mutation = Any
+
+
+def _set(path: str, value: Any) -> Mutation:
+    def mutate(wl: dict[str, Any]) -> None:
+        spec = wl["spec"]
+        if value is None:
+            spec.pop(path, None)
+        else:
+            spec[path] = copy.deepcopy(value)
+    return mutate
+
+
+def _both(*mutations: Mutation) -> Mutation:
+    def mutate(wl: dict[str, Any]) -> None:
+        for m in mutations:
+            m(wl)
+    return mutate
+
+
+def _status(status: dict[str, Any]) -> Mutation:
+    def mutate(wl: dict[str, Any]) -> None:
+        wl["status"] = copy.deepcopy(status)
+    return mutate
+
+
+def _ref_name(name: str) -> Mutation:
+    def mutate(wl: dict[str, Any]) -> None:
+        wl["spec"]["priorityClassRef"]["name"] = name
+    return mutate
+
+
+def _count(n: int) -> Mutation:
+    def mutate(wl: dict[str, Any]) -> None:
+        wl["spec"]["podSets"][0]["count"] = n
+    return mutate
+
+
+WPC_REF = {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"}
+POD_PC_REF = {"group": "scheduling.k8s.io", "kind": "PriorityClass"}
+C_AFTER = [{"name": "main", "count": 1, "template": {"spec": {"containers": [{"name": "c-after",
+                                                                             "resources": {"requests": {}}}]}}}]
+RESERVED_STATUS = {"admission": admission("cluster-queue", assignment("main", flavors={"on-demand": "5"},
+                                                                       usage={"on-demand": "1"})),
+                   "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "AdmittedByTest",
+                                   "message": "Admitted by ClusterQueue cluster-queue",
+                                   "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+
+
+def _with_ref(ref: dict[str, str], name: str, priority: int) -> dict[str, Any]:
+    return _with_spec(Workload(WL), priorityClassRef={**ref, "name": name}, priority=priority)
+
+
+UPDATE_ENTRIES: list[tuple[str, Any, bool, Mutation, type[Exception] | None]] = [
+    ("podSets should not be updated when has quota reservation: count", Workload(WL), True,
+     _set("podSets", [PodSet("main", 2).obj()]), Forbidden),
+    ("podSets should not be updated: podSpec", Workload(WL), True, _set("podSets", C_AFTER), Forbidden),
+    ("queueName can be updated when not admitted", Workload(WL).queue("q1"), False, _set("queueName", "q2"), OK),
+    ("queueName can be updated when admitting", Workload(WL), False, _set("queueName", "q"), OK),
+    ("queueName should not be updated once admitted", Workload(WL).queue("q1"), True, _set("queueName", "q2"),
+     Invalid),
+    ("queueName can be updated when admission is reset", Workload(WL).queue("q1"), False,
+     _both(_set("queueName", "q2"), _status({})), OK),
+    ("admission can be set", Workload(WL), False, _status(RESERVED_STATUS), OK),
+    ("admission can be unset", Workload(WL), False, _status({}), OK),
+    ("updating podSets before setting reserve quota for workload", Workload(WL), False, _set("podSets", C_AFTER), OK),
+    ("Should forbid the change of spec.podSet", Workload(WL), True, _count(10), Forbidden),
+    ("can add maximum execution time when not admitted", Workload(WL), False,
+     _set("maximumExecutionTimeSeconds", 1), OK),
+    ("can update maximum execution time when not admitted", _with_spec(Workload(WL), maximumExecutionTimeSeconds=1),
+     False, _set("maximumExecutionTimeSeconds", 2), OK),
+    ("cannot add maximum execution time when admitted", Workload(WL), True, _set("maximumExecutionTimeSeconds", 1),
+     Invalid),
+    ("cannot update maximum execution time when admitted", _with_spec(Workload(WL), maximumExecutionTimeSeconds=1),
+     True, _set("maximumExecutionTimeSeconds", 2), Invalid),
+    ("Should allow to change priority when QuotaReserved=false", Workload(WL), False, _set("priority", 10), OK),
+    ("Should allow to change priority when QuotaReserved=true", Workload(WL), False, _set("priority", 10), OK),
+    ("Should allow to change priority with priorityClassRef when QuotaReserved=false",
+     _with_ref(POD_PC_REF, "low", 0), False, _set("priority", 10), OK),
+    ("Should allow to change priority with priorityClassRef when QuotaReserved=true",
+     _with_ref(POD_PC_REF, "low", 0), False, _set("priority", 10), OK),
+    ("can set workload priorityClassRef when QuotaReserved=false", Workload(WL), False,
+     _both(_set("priorityClassRef", {**WPC_REF, "name": "low"}), _set("priority", 100)), OK),
+    ("can't set workload priority class when QuotaReserved=true", Workload(WL), True,
+     _both(_set("priorityClassRef", {**WPC_REF, "name": "low"}), _set("priority", 100)), Invalid),
+    ("can update workload priority class when QuotaReserved=false", _with_ref(WPC_REF, "high", 1000), False,
+     _both(_ref_name("low"), _set("priority", 100)), OK),
+    ("can update workload priority class when QuotaReserved=true", _with_ref(WPC_REF, "high", 1000), True,
+     _both(_ref_name("low"), _set("priority", 100)), OK),
+    ("can delete workload priority class when QuotaReserved=false", _with_ref(WPC_REF, "high", 1000), False,
+     _both(_set("priorityClassRef", None), _set("priority", None)), OK),
+    ("can't delete workload priority class when quota reserved when QuotaReserved=true",
+     _with_ref(WPC_REF, "high", 1000), True, _both(_set("priorityClassRef", None), _set("priority", None)), Invalid),
+    ("can set pod priority class QuotaReserved=false", Workload(WL), False,
+     _both(_set("priorityClassRef", {**POD_PC_REF, "name": "low"}), _set("priority", 100)), OK),
+    ("can't set pod priority class when QuotaReserved=true", Workload(WL), True,
+     _both(_set("priorityClassRef", {**POD_PC_REF, "name": "low"}), _set("priority", 100)), Invalid),
+    ("can update pod priority class when QuotaReserved=false", _with_ref(POD_PC_REF, "high", 1000), False,
+     _both(_ref_name("low"), _set("priority", 100)), OK),
+    ("can't update pod priority class when QuotaReserved=true", _with_ref(POD_PC_REF, "high", 1000), True,
+     _both(_ref_name("low"), _set("priority", 100)), Invalid),
+    ("can delete pod priority class when QuotaReserved=false", _with_ref(POD_PC_REF, "high", 1000), False,
+     _both(_set("priorityClassRef", None), _set("priority", None)), OK),
+    ("can't delete pod priority class when QuotaReserved=true", _with_ref(POD_PC_REF, "high", 1000), True,
+     _both(_set("priorityClassRef", None), _set("priority", None)), Invalid),
+]
+
+
+def _reserve(fc: FakeCluster, stored: dict[str, Any]) -> dict[str, Any]:
+    """``util.SetQuotaReservation`` with ``MakeAdmission("cq")`` then ``SyncAdmittedCondition``."""
+    stored["status"] = {"admission": admission("cq", assignment("main", flavors={}, usage={}, count=1)),
+                        "conditions": [
+                            {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                             "message": "Quota reserved in ClusterQueue cq", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                            {"type": "Admitted", "status": "True", "reason": "Admitted",
+                             "message": "The workload is admitted", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+    return fc.client.update_status(stored)
+
+
+@pytest.mark.parametrize(("workload", "reserve", "mutate", "error"),
+                         [pytest.param(*e[1:], id=e[0]) for e in UPDATE_ENTRIES])
+def test_validate_workload_on_update(fc: FakeCluster, workload: Any, reserve: bool, mutate: Mutation,
+                                     error: type[Exception] | None) -> None:
+    body = workload if isinstance(workload, dict) else workload.obj()
+    stored = fc.client.create(body)
+    try:
+        if reserve:
+            stored = _reserve(fc, stored)
+        new = copy.deepcopy(stored)
+        mutate(new)
+        if error is None:
+            fc.client.update(new)
+        else:
+            with pytest.raises(error):
+                fc.client.update(new)
+    finally:
+        fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
+        fc.run_until_idle()
+
+
+def test_should_prevent_removing_queue_name_on_admitted_workload_issue_12552(fc: FakeCluster) -> None:
+    stored = _reserve(fc, fc.client.create(Workload(WL).queue("queue1").obj()))
+    try:
+        del stored["spec"]["queueName"]
+        with pytest.raises(Invalid, match="queueName is immutable while workload quota reserved"):
+            fc.client.update(stored)
+    finally:
+        fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
+        fc.run_until_idle()
+
+
+def test_should_forbid_the_change_of_status_admission(fc: FakeCluster) -> None:
+    stored = _reserve(fc, fc.client.create(Workload(WL).obj()))
+    try:
+        stored["status"]["admission"]["clusterQueue"] = "foo-cluster-queue"
+        with pytest.raises(Forbidden, match=r"status.admission: Invalid value: .*: field is immutable"):
+            fc.client.update_status(stored)
+    finally:
+        fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
+        fc.run_until_idle()
+
+
+def test_should_refuse_a_status_update_reserving_quota_with_no_admission(fc: FakeCluster) -> None:
+    stored = fc.client.create(Workload(WL).obj())
+    try:
+        stored["status"] = {"conditions": [{"type": "QuotaReserved", "status": "True", "reason": "Admitted",
+                                            "message": "admitted", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+        with pytest.raises(Forbidden, match=r"status.admission: Required value: must be set while the "
+                                            r"QuotaReserved condition is true"):
+            fc.client.update_status(stored)
     finally:
         fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
         fc.run_until_idle()
