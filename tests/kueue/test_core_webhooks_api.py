@@ -690,3 +690,102 @@ def test_should_refuse_a_status_update_reserving_quota_with_no_admission(fc: Fak
     finally:
         fc.client.delete("workloads.kueue.x-k8s.io", WL, "default")
         fc.run_until_idle()
+
+
+# test/integration/singlecluster/webhook/core/resourceflavor_test.go and localqueue_test.go.
+def test_resource_flavor_should_be_valid_and_have_a_finalizer(fc: FakeCluster) -> None:
+    created = fc.client.create(ResourceFlavor("resource-flavor").node_label("foo", "bar")
+                               .taint(key="spot", value="true", effect="NoSchedule").obj())
+    assert created["metadata"]["finalizers"] == ["kueue.x-k8s.io/resource-in-use"]
+    fc.delete("ResourceFlavor", "resource-flavor", None)
+    fc.run_until_idle()
+    assert not fc.exists("ResourceFlavor", "resource-flavor", None)  # no ClusterQueue names it
+
+
+@pytest.mark.parametrize(("taints", "labels", "invalid"), [
+    pytest.param(9, 0, True, id="invalid number of taint"),
+    pytest.param(0, 9, True, id="invalid number of nodeSelector"),
+    pytest.param(8, 8, False, id="valid number of nodeSelector and taint"),
+])
+def test_invalid_number_of_properties(fc: FakeCluster, taints: int, labels: int, invalid: bool) -> None:
+    rf = ResourceFlavor("resource-flavor")
+    for i in range(taints):
+        rf.taint(key=f"t{i}", effect="NoExecute")
+    for i in range(labels):
+        rf.node_label(f"l{i}", "")
+    if invalid:
+        with pytest.raises(Invalid):
+            fc.create(rf.obj())
+    else:
+        fc.create(rf.obj())
+        fc.delete("ResourceFlavor", "resource-flavor", None)
+        fc.run_until_idle()
+
+
+def test_updating_a_resource_flavor_with_invalid_taints_should_fail(fc: FakeCluster) -> None:
+    created = fc.create(ResourceFlavor("resource-flavor").obj())
+    try:
+        created["spec"]["nodeTaints"] = [{"key": "foo", "value": "bar", "effect": "Invalid"}]
+        with pytest.raises(Invalid, match="supported taint effect values"):
+            fc.update(created)
+    finally:
+        fc.delete("ResourceFlavor", "resource-flavor", None)
+        fc.run_until_idle()
+
+
+@pytest.mark.parametrize(("rf", "error"), [
+    pytest.param(ResourceFlavor("resource-flavor").taint(key="skdajf")
+                 .taint(key="@foo", value="bar", effect="NoSchedule"), Invalid,
+                 id="Should fail to create with invalid taints"),
+    pytest.param(ResourceFlavor("resource-flavor").node_label("@abc", "foo"), Forbidden,
+                 id="Should fail to create with invalid label name"),
+    pytest.param(ResourceFlavor("resource-flavor")
+                 .toleration(key="@abc", operator="Equal", value="v", effect="NoSchedule")
+                 .toleration(key="abc", operator="Exists", value="v", effect="NoSchedule")
+                 .toleration(key="abc", operator="Equal", value="v", effect="not-valid")
+                 .toleration(key="abc", operator="Equal", value="v", effect="NoSchedule"), Invalid,
+                 id="Should fail to create with invalid tolerations"),
+])
+def test_validate_resource_flavor_on_creation(fc: FakeCluster, rf: ResourceFlavor, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        fc.create(rf.obj())
+
+
+def test_local_queue_should_reject_bad_value_for_cluster_queue(fc: FakeCluster) -> None:
+    with pytest.raises(Invalid, match=r"spec.clusterQueue: Invalid value: \"invalid_name\""):
+        fc.create(LocalQueue("queue", "default", "invalid_name").obj())
+
+
+def test_local_queue_should_reject_the_change_of_cluster_queue(fc: FakeCluster) -> None:
+    fc.create(LocalQueue("queue", "default", "foo").obj())
+    try:
+        with pytest.raises(Invalid, match=r"spec.clusterQueue: Invalid value: \"string\": field is immutable"):
+            fc.patch("LocalQueue", "queue", {"spec": {"clusterQueue": "bar"}})
+    finally:
+        fc.delete("LocalQueue", "queue")
+
+
+def _lq_flavor_usage(n: int) -> list[dict[str, Any]]:
+    return [{"name": f"f{i}", "resources": [{"name": "cpu"}]} for i in range(n)]
+
+
+@pytest.mark.parametrize(("field", "flavors", "invalid"), [
+    pytest.param("both", 64, False, id="Should allow flavors quantity up to the limit in flavorsReservation and "
+                                       "flavorsUsage"),
+    pytest.param("flavorsReservation", 65, True, id="Should reject flavors quantity over the limit in "
+                                                    "flavorsReservation"),
+    pytest.param("flavorsUsage", 65, True, id="Should reject flavors quantity over the limit in flavorsUsage"),
+])
+def test_updating_the_status_of_a_local_queue(fc: FakeCluster, field: str, flavors: int, invalid: bool) -> None:
+    stored = fc.client.create(LocalQueue("queue", "default", "foo").obj())
+    try:
+        fields = ("flavorsReservation", "flavorsUsage") if field == "both" else (field,)
+        stored["status"] = {f: _lq_flavor_usage(flavors) for f in fields}
+        if invalid:
+            with pytest.raises(Invalid, match="must have at most 64 items"):
+                fc.client.update_status(stored)
+        else:
+            fc.client.update_status(stored)
+    finally:
+        fc.client.delete("localqueues.kueue.x-k8s.io", "queue", "default")
+        fc.run_until_idle()
