@@ -1,4 +1,4 @@
-"""Run the benchmarks and print a table: ``python -m benchmarks [--quick] [--only core|multislice|coldstart|http|floor]``."""
+"""Run the benchmarks and print a table: ``python -m benchmarks [--quick] [--only core|multislice|coldstart|kueue|http|floor]``."""
 
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ def run_core(quick: bool) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test of correctness, not speed")
-    parser.add_argument("--only", choices=("core", "multislice", "coldstart", "http", "floor"), default=None)
+    parser.add_argument("--only", choices=("core", "multislice", "coldstart", "kueue", "http", "floor"), default=None)
     parser.add_argument("--floor-slices", type=int, default=25, metavar="N",
                         help="the size --only floor measures (default 25)")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
-                        help="run each multislice size N times and keep the least CPU time")
+                        help="run each multislice (and Kueue queue) size N times and keep the least CPU time")
     args = parser.parse_args(argv)
     out: list[str] = []
     if args.only in (None, "core"):
@@ -44,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
             out += ["", *multislice.run_cold_start()]
         if args.only in (None, "multislice"):
             out += ["", *multislice.run_scaling(args.quick, max(1, args.repeat))]
+    if args.only in (None, "kueue"):
+        from benchmarks import kueue_queue
+
+        out += ["", *kueue_queue.run(args.quick, max(1, args.repeat))]
     if args.only == "floor":
         from benchmarks import floor
 

@@ -457,6 +457,22 @@ class FakeCluster:
         _check_text("field_selector", field_selector, optional=True)
         return self.client.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
 
+    def table(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None
+              ) -> dict[str, Any]:
+        """What ``kubectl get KIND`` receives: the API server's ``meta.k8s.io/v1`` ``Table`` of the
+        objects of ``kind`` (in ``namespace``, or in all), with the server's columns (kubectl's
+        printers for built-in kinds, a CRD's ``additionalPrinterColumns`` for custom resources;
+        ``priority`` 1 columns are the ``-o wide`` ones) and ages on the virtual clock. Rows carry
+        the objects' metadata (``includeObject=Metadata``)."""
+        from fakekube.http import tables
+        from fakekube.http.custom_resources import crd_for
+
+        _check_names(kind, "", namespace)
+        _check_text("label_selector", label_selector, optional=True)
+        rt = self.api.registry.resolve(kind)
+        items = self.client.list(kind, namespace, label_selector=label_selector)
+        return tables.table(rt, items, now=self.loop.now, crd=crd_for(self.api, rt))
+
     def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *, patch_type: str = "merge",
               subresource: str | None = None, field_validation: str | None = None) -> dict[str, Any]:
         """Patch one object (``field_validation``: as :meth:`apply`; Strict's rejection of a patch is a 422)."""

@@ -20,6 +20,10 @@ cluster runs; ``render_svg(recorder.chart())`` draws:
 
 The SVG scales to the width of the window or page it is shown in (``width="100%"`` and a viewBox).
 
+With Kueue installed, a first group has one row per Workload (its JobSet or Job): how long it
+waited in its queue (labelled with the wait), when it held quota, and a triangle where it was
+evicted (preempted, or a pods-ready timeout), with Kueue's reason and message as tooltip.
+
 Same run, same bytes: no wall clock, no randomness, sorted iteration, fixed number formatting.
 """
 
@@ -34,7 +38,8 @@ from typing import Any
 from fakekube import FakeCluster, UsageError, WatchEvent
 from fakekube.clock import format_offset, to_seconds
 
-__all__ = ["COLOURS", "MAX_POD_ROWS", "Chart", "GanttRecorder", "Restart", "check_path", "render_html", "render_svg"]
+__all__ = ["COLOURS", "MAX_POD_ROWS", "QUEUE_COLOURS", "Chart", "GanttRecorder", "QueueLife", "Restart",
+           "check_path", "render_html", "render_svg"]
 
 #: Above this many pod rows, the chart draws one row per Job.
 MAX_POD_ROWS = 600
@@ -50,6 +55,10 @@ COLOURS = {
     "Restarted": "#d73027",
     "Stopped": "#8c8c8c",
 }
+#: Colours of a Kueue Workload's row: waiting in its queue, holding quota, deactivated, evicted.
+QUEUE_COLOURS = {"Queued": "#fec44f", "Admitted": "#c7e9c0", "Inactive": "#bdbdbd", "Evicted": "#e08214"}
+_WORKLOADS = "workloads.kueue.x-k8s.io"
+_QUEUE_NAME = "kueue.x-k8s.io/queue-name"
 _CONDITION_COLOURS = {"Completed": "#1a9850", "Failed": "#d73027", "RestartingJobSet": "#e08214",
                       "Suspended": "#7f7f7f", "StartupPolicyCompleted": "#5e3c99", "StartupPolicyInProgress": "#5e3c99"}
 _LIVE_STATES = ("Pending", "Scheduled", "Running", "Ready", "Terminating")
@@ -120,9 +129,29 @@ class Restart:
     why: str
 
 
+class QueueLife:
+    """A Kueue Workload from creation to deletion: its states (``Queued``: waiting for quota,
+    ``Admitted``: holding quota, ``Inactive``: deactivated, ``Finished``) and its evictions."""
+
+    name: str
+    owner: str  # "JobSet first"
+    queue: str
+    created: int
+    states: list[tuple[int, str]] = field(default_factory=list)
+    evictions: list[tuple[int, str, str]] = field(default_factory=list)  # (time, reason, message)
+    ended: int | None = None
+
+    def waits(self, end: int) -> list[tuple[int, int]]:
+        """The (start, stop) spans spent ``Queued``."""
+        stop_at = self.ended if self.ended is not None else end
+        return [(t, self.states[i + 1][0] if i + 1 < len(self.states) else stop_at)
+                for i, (t, state) in enumerate(self.states) if state == "Queued"]
+
+
 @dataclass
 class Chart:
-    """What a run looked like: pods, JobSet condition changes, node failures, the time span."""
+    """What a run looked like: pods, JobSet condition changes, node failures, the time span, and
+    with Kueue the Workloads' queue waits and evictions."""
 
     pods: list[PodLife]
     lines: list[tuple[int, str, str]]  # (time, label, colour)
@@ -130,6 +159,7 @@ class Chart:
     pools: dict[str, str]  # node -> pool (topology domain) it belongs to
     title: str = ""
     restarts: list[Restart] = field(default_factory=list)
+    queues: list[QueueLife] = field(default_factory=list)
 
 
 class GanttRecorder:
@@ -143,12 +173,17 @@ class GanttRecorder:
         self.restarts: list[Restart] = []
         self._node_ready: dict[str, str] = {}
         self._topology_keys: set[str] = set()
+        self.queues: dict[str, QueueLife] = {}
+        self._evicted: dict[str, str] = {}  # workload -> status of its Evicted condition
+        self.kueue = cluster.api.registry.by_key(_WORKLOADS) is not None
         client = cluster.runtime.shared_client("gantt")
         self._job_failed: dict[tuple[str, str], str] = {}  # (namespace, Job) -> why it failed
         self._watches = [client.watch("pods", self._on_pod), client.watch("nodes", self._on_node),
                          client.watch("jobs.batch", self._on_job)]
         if cluster.api.registry.by_key("jobsets.jobset.x-k8s.io") is not None:  # installed: JobSet conditions too
             self._watches.append(client.watch("jobsets.jobset.x-k8s.io", self._on_jobset))
+        if self.kueue:  # Kueue installed: queue waits and evictions
+            self._watches.append(client.watch(_WORKLOADS, self._on_workload))
 
     def stop(self) -> None:
         for w in self._watches:
@@ -190,6 +225,7 @@ class GanttRecorder:
         if key:
             self._topology_keys.add(key)
         name = js["metadata"]["name"]
+        queued = _QUEUE_NAME in (js["metadata"].get("labels") or {})
         for cond in (js.get("status") or {}).get("conditions") or []:
             ctype, status = str(cond.get("type")), str(cond.get("status"))
             before = self._conditions.get((name, ctype))
@@ -198,6 +234,8 @@ class GanttRecorder:
                 continue
             if ctype == "RestartingJobSet":
                 self._restart_window(js, cond, status == "True")
+            if queued and ctype == "Suspended" and self.kueue:  # Kueue's rows show its suspensions
+                continue
             label = f"{name}: {ctype}" if status == "True" else f"{name}: {ctype} ended"
             colour = _CONDITION_COLOURS.get(ctype, "#333333") if status == "True" else "#999999"
             self.lines.append((self.cluster.loop.now, label, colour))
@@ -225,6 +263,46 @@ class GanttRecorder:
                 restart.end = now
                 break
 
+
+    def _on_workload(self, event: WatchEvent) -> None:
+        wl = event.object
+        meta = wl["metadata"]
+        now = self.cluster.loop.now
+        key = f"{meta.get('namespace', '')}/{meta['name']}/{meta.get('uid', '')}"
+        life = self.queues.get(key)
+        if life is None:
+            owner = next((o for o in meta.get("ownerReferences") or [] if o.get("controller")), None)
+            label = f"{owner.get('kind')} {owner.get('name')}" if owner else f"Workload {meta['name']}"
+            life = self.queues[key] = QueueLife(meta["name"], label, str((wl.get("spec") or {}).get("queueName", "")),
+                                                now)
+        if event.type == "DELETED":
+            life.ended = now
+            return
+        conditions = {str(c.get("type")): c for c in (wl.get("status") or {}).get("conditions") or []}
+
+        def true(ctype: str) -> bool:
+            return conditions.get(ctype, {}).get("status") == "True"
+
+        if true("Finished"):
+            state = "Finished"
+        elif true("QuotaReserved"):
+            state = "Admitted"
+        elif (wl.get("spec") or {}).get("active", True) is False:
+            state = "Inactive"
+        else:
+            state = "Queued"
+        if not life.states or life.states[-1][1] != state:
+            life.states.append((now, state))
+        evicted = conditions.get("Evicted", {})
+        was = self._evicted.get(key)
+        self._evicted[key] = str(evicted.get("status", ""))
+        if evicted.get("status") == "True" and was != "True":
+            reason = str(evicted.get("reason", ""))
+            preempted = conditions.get("Preempted", {})
+            if preempted.get("status") == "True" and preempted.get("reason"):
+                reason += f", {preempted['reason']}"
+            life.evictions.append((now, reason, str(evicted.get("message", ""))))
+
     def _on_node(self, event: WatchEvent) -> None:
         node = event.object
         name = node["metadata"]["name"]
@@ -246,7 +324,8 @@ class GanttRecorder:
 
     def chart(self, title: str = "") -> Chart:
         return Chart(pods=list(self.pods.values()), lines=list(self.lines), end=self.cluster.loop.now,
-                     pools=self._pools(), title=title, restarts=list(self.restarts))
+                     pools=self._pools(), title=title, restarts=list(self.restarts),
+                     queues=list(self.queues.values()))
 
     def write(self, path: str, *, title: str = "") -> None:
         check_path(path)
@@ -370,7 +449,8 @@ def render_svg(chart: Chart) -> str:
         return f"{max((to_seconds(stop) - to_seconds(start)) * scale, 0.8):.2f}"
 
     n_rows = sum(len(g.rows) for g in groups)
-    height = TOP + sum(GROUP_H for g in groups if g.title) + n_rows * ROW_H + BOTTOM
+    queue_h = GROUP_H + len(chart.queues) * ROW_H if chart.queues else 0
+    height = TOP + queue_h + sum(GROUP_H for g in groups if g.title) + n_rows * ROW_H + BOTTOM
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" viewBox="0 0 {WIDTH} {height}" '
         f'preserveAspectRatio="xMinYMin meet" style="display:block;height:auto" '
@@ -408,6 +488,13 @@ def render_svg(chart: Chart) -> str:
     lx += 215
     out.append(f'<rect x="{lx}" y="{ly}" width="14" height="9" fill="{_BAND}" fill-opacity="{_BAND_OPACITY}" '
                f'stroke="{_BAND}"/><text x="{lx + 18}" y="{ly + 8}">JobSet restart window</text>')
+    if chart.queues:
+        lx += 215
+        for state, text in (("Queued", "waiting in its Kueue queue"), ("Admitted", "holding quota")):
+            out.append(f'<rect class="legend" x="{lx}" y="{ly}" width="14" height="9" fill="{QUEUE_COLOURS[state]}"/>'
+                       f'<text x="{lx + 18}" y="{ly + 8}">{text}</text>')
+            lx += 26 + 6 * len(text)
+        out.append(_triangle(lx + 5, ly, 9) + f'<text x="{lx + 14}" y="{ly + 8}">evicted (preempted, timed out)</text>')
     # time axis
     step = _nice_step(end_s)
     axis_y = TOP - 8
@@ -420,6 +507,8 @@ def render_svg(chart: Chart) -> str:
         t += step
     # rows
     y = TOP
+    if chart.queues:
+        y = _queue_rows(chart, out, y, x, w)
     for group in groups:
         if group.title:
             out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{GROUP_H}" fill="#eef1f5"/>'
@@ -487,6 +576,72 @@ def render_svg(chart: Chart) -> str:
                f'(h:mm:ss); hover a bar or marker for details</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _queue_rows(chart: Chart, out: list[str], y: int, x: Any, w: Any) -> int:
+    """The Kueue group: one row per Workload (queue wait, quota held, evictions); returns the next y."""
+    out.append(f'<rect x="0" y="{y}" width="{WIDTH}" height="{GROUP_H}" fill="#fdf3dc"/>'
+               f'<text class="grp" x="6" y="{y + 13}">Kueue  ·  one row per Workload: time waiting in its queue, '
+               f'holding quota, evictions</text>')
+    y += GROUP_H
+    for i, life in enumerate(sorted(chart.queues, key=lambda q: (q.created, _natural(q.owner)))):
+        fill = "#ffffff" if i % 2 == 0 else "#f7f7f7"
+        waits = [(a, b) for a, b in life.waits(chart.end) if b > a]
+        waited = sum(to_seconds(b) - to_seconds(a) for a, b in waits)
+        tip = (f"Workload {life.name} in LocalQueue {life.queue}: waited {_clock(waited)} in all"
+               + (f", evicted {len(life.evictions)} time(s)" if life.evictions else ""))
+        out.append(f'<g class="queuerow" data-row="{html.escape(life.owner)}">'
+                   f'<rect class="row" x="0" y="{y}" width="{WIDTH}" height="{ROW_H}" fill="{fill}"/>'
+                   f'<text class="lbl" x="14" y="{y + ROW_H - 2}">{html.escape(_short(f"{life.owner} · {life.queue}"))}'
+                   f'<title>{html.escape(tip)}</title></text>')
+        stop_at = life.ended if life.ended is not None else chart.end
+        for j, (start, state) in enumerate(life.states):
+            stop = life.states[j + 1][0] if j + 1 < len(life.states) else stop_at
+            if state not in QUEUE_COLOURS or stop <= start:
+                continue
+            what = {"Queued": "waiting in queue", "Admitted": "holding quota", "Inactive": "deactivated"}[state]
+            bar_tip = (f"{life.owner}: {what} {_clock(to_seconds(start))}-{_clock(to_seconds(stop))} "
+                       f"({_clock(to_seconds(stop) - to_seconds(start))})")
+            out.append(f'<rect class="bar queue" data-state="{state}" x="{x(start)}" y="{y + 1.5}" '
+                       f'width="{w(start, stop)}" height="{ROW_H - 3}" fill="{QUEUE_COLOURS[state]}">'
+                       f'<title>{html.escape(bar_tip)}</title></rect>')
+        labels: list[tuple[float, int, str]] = []  # (wanted x, order, svg text with {x} to fill in)
+        for when, reason, message in life.evictions:
+            cx = float(x(when))
+            word = "preempted" if reason.startswith("Preempted") else reason.split(",")[0]
+            evict_tip = f"{life.owner}: evicted at {format_offset(when)} ({reason}: {message})"
+            out.append(f'<g class="marker evicted">{_triangle(cx, y + 1, ROW_H - 2)}'
+                       f'<title>{html.escape(evict_tip)}</title></g>')
+            labels.append((cx + 6, 0, f'<text class="evicted" x="{{x:.2f}}" y="{y + ROW_H - 2}" font-size="8" '
+                                      f'font-weight="bold" fill="#8c4a00">{html.escape(word)}</text>'))
+        for start, stop in waits:
+            still = stop == stop_at and life.states[-1][1] == "Queued"
+            text = f"{'still waiting' if still else 'waited'} {_clock(to_seconds(stop) - to_seconds(start))}"
+            width = _text_width(text)
+            inside = float(w(start, stop)) >= width + 90  # right-aligned in the bar, clear of an eviction's word
+            wanted = float(x(stop)) - 3 - width if inside else float(x(stop)) + 2
+            labels.append((wanted, 1, f'<text class="wait" x="{{x:.2f}}" y="{y + ROW_H - 2}" font-size="8" '
+                                      f'fill="#5c4300">{text}</text>'))
+        cursor = 0.0  # labels left to right, each after the previous one's end: no overlaps
+        for wanted, _, svg in sorted(labels, key=lambda label: (label[0], label[1])):
+            at = max(wanted, cursor)
+            out.append(svg.format(x=at))
+            cursor = at + _text_width(re.sub(r"<[^>]+>", "", svg)) + 6
+        out.append("</g>")
+        y += ROW_H
+    return y
+
+
+def _text_width(text: str) -> float:
+    """About how wide ``text`` is at font size 8 (for laying labels out side by side)."""
+    return 4.9 * len(text)
+
+
+def _triangle(cx: float, top: float, height: float) -> str:
+    """A downward triangle (an eviction) whose tip is at ``top + height``."""
+    half = height / 2
+    return (f'<path d="M{cx - half:.2f} {top:.2f} L{cx + half:.2f} {top:.2f} L{cx:.2f} {top + height:.2f} Z" '
+            f'fill="{QUEUE_COLOURS["Evicted"]}"/>')
 
 
 def _who(life: PodLife, chart: Chart) -> str:

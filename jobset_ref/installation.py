@@ -29,6 +29,8 @@ class Installation:
     reconciler: JobSetReconciler | None
     pod_controller: PodReconciler | None
     webhooks: tuple[Any, ...]
+    kueue: Any = None
+    """The :class:`fakekube.kueue.KueueInstallation` when installed with ``kueue=``."""
 
 
 def resolve_feature_gates(feature_gates: Mapping[str, bool] | None) -> dict[str, bool]:
@@ -47,7 +49,8 @@ def resolve_feature_gates(feature_gates: Mapping[str, bool] | None) -> dict[str,
 
 
 def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = None, *,
-            webhooks: bool = True, controller: bool = True) -> Installation:
+            webhooks: bool = True, controller: bool = True,
+            kueue: bool | Mapping[str, Any] | None = None) -> Installation:
     """Install the JobSet CRD, webhooks and controllers on ``cluster``; returns the handles.
 
     ``feature_gates`` overrides upstream defaults (``RestartJob``, ``InPlaceRestart`` and
@@ -56,6 +59,11 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
     defaults and CEL rules apply). ``controller=False`` installs the CRD and webhooks only, so
     another JobSet controller (an operator under test, or one out of process over HTTP) does the
     reconciling.
+
+    ``kueue=True`` also installs Kueue v0.19.2 (:func:`fakekube.kueue.install`) with its
+    ``batch/job`` and ``jobset.x-k8s.io/jobset`` integrations and upstream's defaults; a mapping
+    of Kueue Configuration fields (YAML names) overrides them, e.g.
+    ``{"waitForPodsReady": {"timeout": "5m"}}``.
     """
     if not isinstance(cluster, FakeCluster):
         raise UsageError(f"install() takes a FakeCluster, got {type(cluster).__name__}")
@@ -75,4 +83,16 @@ def install(cluster: FakeCluster, feature_gates: Mapping[str, bool] | None = Non
         cluster.add_component(reconciler)
         cluster.add_component(pod_controller)
     cluster.run_until_idle()
-    return Installation(gates, reconciler, pod_controller, tuple(plugins))
+    kueue_installation = _install_kueue(cluster, kueue) if kueue not in (None, False) else None
+    return Installation(gates, reconciler, pod_controller, tuple(plugins), kueue_installation)
+
+
+def _install_kueue(cluster: FakeCluster, kueue: Any) -> Any:
+    """Kueue with both integrations (the JobSet one registers on import)."""
+    if kueue is not True and not isinstance(kueue, Mapping):
+        raise UsageError(f"install(kueue=...) takes True or a mapping of Kueue Configuration fields, got {kueue!r}")
+    import fakekube.kueue
+    from jobset_ref.kueue import FRAMEWORK_NAME
+
+    config = None if kueue is True else kueue
+    return fakekube.kueue.install(cluster, config, frameworks=("batch/job", FRAMEWORK_NAME))

@@ -24,6 +24,9 @@ Marker
                            ``backofLimit`` fails the test with kubectl's ``strict decoding error: unknown
                            field "..."``), ``"Warn"`` (kube-apiserver's and ``FakeCluster``'s default: an
                            ``ApiWarning`` each) or ``"Ignore"``. Requests over HTTP keep the server's rule.
+        ``kueue``          True, or a dict of Kueue Configuration fields (YAML names): install Kueue v0.19.2
+                           (``jobset_cluster``/``fake_apiserver``: with its JobSet and batch/Job integrations;
+                           ``fake_cluster``: batch/Job only, ``fakekube.kueue.install``)
     Any other keyword, or a value of the wrong type, is a ``fakekube.UsageError`` at setup.
 Options
     ``--fakekube-seed=N``                       one seed for every test (default: derived from the test id)
@@ -78,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, quiet_ms=50, "
-        "controller=True, run_seconds=60, field_validation='Strict'): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
+        "controller=True, run_seconds=60, field_validation='Strict', kueue=None): configure the fake_cluster, jobset_cluster and fake_apiserver fixtures for this test")
     names = config.getoption("--jobset-mistake", default=None) or []
     if names:
         _apply_mistakes(config, names)
@@ -134,7 +137,7 @@ def seed_for(nodeid: str) -> int:
 
 
 _MARKER_KEYWORDS = ("nodes", "seed", "feature_gates", "simulate", "clock", "speed", "quiet_ms", "controller",
-                    "run_seconds", "field_validation")
+                    "run_seconds", "field_validation", "kueue")
 #: The fixtures' field validation: a typo in a test's manifest fails the test (``kubectl apply``'s default).
 DEFAULT_FIELD_VALIDATION = "Strict"
 _FIELD_VALIDATIONS = ("Ignore", "Warn", "Strict")
@@ -197,6 +200,10 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
                            f"{', '.join(map(repr, _FIELD_VALIDATIONS))}, got {field_validation!r}")
     if not isinstance(options.get("controller", True), bool):
         raise _usage_error(f"@pytest.mark.fakekube(controller=...) takes True or False, got {options['controller']!r}")
+    kueue = options.get("kueue")
+    if kueue is not None and not isinstance(kueue, bool | dict):
+        raise _usage_error(f"@pytest.mark.fakekube(kueue=...) takes True or a dict of Kueue Configuration fields "
+                           f"such as {{'waitForPodsReady': {{'timeout': '5m'}}}}, got {kueue!r}")
     cli_seed = request.config.getoption("--fakekube-seed")
     if seed is None:
         options["seed"] = cli_seed if cli_seed is not None else seed_for(request.node.nodeid)
@@ -221,7 +228,11 @@ def _make_cluster(request: pytest.FixtureRequest, *, with_jobset: bool) -> FakeC
         import jobset_ref
 
         jobset_ref.install(cluster, feature_gates=options.get("feature_gates"),
-                           controller=options.get("controller", True))
+                           controller=options.get("controller", True), kueue=options.get("kueue"))
+    elif options.get("kueue"):
+        import fakekube.kueue
+
+        fakekube.kueue.install(cluster, None if options["kueue"] is True else options["kueue"])
     nodes = options.get("nodes", DEFAULT_NODES if with_jobset else None)
     if isinstance(nodes, int) and nodes > 0:
         cluster.add_nodes(nodes)

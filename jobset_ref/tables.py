@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any
 
 from fakekube import FakeCluster
 from fakekube.clock import parse_time
 
-__all__ = ["TABLE_KINDS", "human_duration", "render_table", "render_tables", "table"]
+__all__ = ["TABLE_KINDS", "human_duration", "print_server_table", "render_table", "render_tables", "table"]
 
 
 def human_duration(seconds: float) -> str:
@@ -139,6 +141,55 @@ def _services(cluster: FakeCluster) -> str:
         rows.append([svc["metadata"]["name"], spec.get("type", "ClusterIP"), spec.get("clusterIP", "<none>"),
                      "<none>", ports, _age(cluster, svc)])
     return table(["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], rows)
+
+
+def _go_float(value: float) -> str:
+    """Go's ``%v`` of a float64: the shortest digits, an exponent below 1e-4 or from 1e21 on."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "+Inf" if value > 0 else "-Inf"
+    digits = Decimal(repr(value))
+    exponent = digits.adjusted()
+    if -4 <= exponent < 21:
+        text = format(digits, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mantissa = format(digits.scaleb(-exponent), "f")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+
+
+def _cell_text(value: Any) -> str:
+    """A ``Table`` cell as kubectl prints it (``fmt.Fprint``; a string up to its first line break, then ``...``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float(value)
+    text = str(value)
+    cut = re.search(r"[\f\n\r]", text)
+    return text[:cut.start()] + "..." if cut else text
+
+
+def print_server_table(doc: dict[str, Any], *, wide: bool = False, namespaces: bool = False) -> str:
+    """A server-side ``meta.k8s.io/v1`` ``Table`` (``FakeCluster.table``) as ``kubectl get`` prints it:
+    the priority-0 columns (``wide``: all of them, and kubectl's ``--show-labels`` LABELS), headers
+    upper-cased, a NAMESPACE column first with ``namespaces`` (``-A``)."""
+    columns = doc.get("columnDefinitions") or []
+    shown = [i for i, c in enumerate(columns) if wide or not c.get("priority")]
+    headers = [str(columns[i].get("name", "")).upper() for i in shown]
+    rows = []
+    for row in doc.get("rows") or []:
+        cells = row.get("cells") or []
+        meta = (row.get("object") or {}).get("metadata") or {}
+        out = [_cell_text(cells[i]) if i < len(cells) else "" for i in shown]
+        if namespaces:
+            out.insert(0, str(meta.get("namespace", "")))
+        if wide:
+            out.append(_labels({"metadata": meta}))
+        rows.append(out)
+    return table((["NAMESPACE"] if namespaces else []) + headers + (["LABELS"] if wide else []), rows)
 
 
 TABLE_KINDS = ("jobsets", "jobs", "pods", "services")

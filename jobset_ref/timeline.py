@@ -17,6 +17,13 @@ the Job is failing with BackoffLimitExceeded, or suspended), or their Job being 
 restart of a Job's pod with ``restartPolicy OnFailure`` counts against the Job's backoffLimit: the
 restart line and the Job's FailureTarget line say so, and whether the JobSet webhook defaulted the
 policy (the JobSet's last-applied configuration has none).
+
+With Kueue installed, Workloads and ClusterQueues are watched too: a ClusterQueue that starts or
+stops borrowing from its cohort, and a Workload's creation (queue and priority), quota
+reservation (with the flavors assigned and how long the workload waited in its queue), admission,
+pods ready, eviction and preemption, requeueing and deactivation, each with Kueue's reason; an
+eviction's message is shown once (it comes back in the Preempted, Requeued and QuotaReserved
+conditions that follow, and as ``Previously: ...`` when the eviction ends).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from fakekube import FakeCluster, WatchEvent
-from fakekube.clock import format_offset, to_seconds
+from fakekube.clock import format_offset, parse_time, to_seconds
 
 __all__ = ["Entry", "Timeline"]
 
@@ -37,6 +44,12 @@ JOB_UID_LABEL = "batch.kubernetes.io/controller-uid"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/restart-attempt"
 JOB_RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/job-restart-attempt"
+WORKLOADS = "workloads.kueue.x-k8s.io"
+CLUSTER_QUEUES = "clusterqueues.kueue.x-k8s.io"
+#: The Workload conditions the timeline follows (Kueue v0.19.2's condition types).
+WORKLOAD_CONDITIONS = ("QuotaReserved", "Admitted", "PodsReady", "Evicted", "Preempted", "Requeued",
+                       "DeactivationTarget", "Finished")
+_PREVIOUSLY = "Previously: "
 _DENIED = re.compile(r'admission webhook "([^"]+)" denied the request: (.*)$', re.S)
 _DELETED_POD = re.compile(r"^Deleted pod: (\S+)$")
 
@@ -132,6 +145,11 @@ class Timeline:
             client.watch("nodes", self._on_node),
         ]
         self._old: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self._workload_messages: dict[str, set[str]] = {}  # eviction messages shown, per workload
+        self._queued_since: dict[str, int] = {}
+        if cluster.api.registry.by_key(WORKLOADS) is not None:  # Kueue is installed
+            self._watches.append(client.watch(WORKLOADS, self._on_workload))
+            self._watches.append(client.watch(CLUSTER_QUEUES, self._on_cluster_queue))
 
     def stop(self) -> None:
         self.flush()
@@ -329,6 +347,88 @@ class Timeline:
                 parts.append(f"container {c.get('name')} exited {last.get('exitCode')}"
                              + (f" ({last['reason']})" if last.get("reason") else ""))
         return "; ".join(parts) or "a container exited"
+
+    def _on_workload(self, event: WatchEvent) -> None:
+        """Kueue's view of a JobSet: queued, quota reserved, admitted, evicted, requeued, finished."""
+        obj = event.object
+        ref = _ref(obj)
+        old = self._previous("Workload", event)
+        now = self.cluster.loop.now
+        spec = obj.get("spec") or {}
+        if event.type == "ADDED":
+            priority = spec.get("priority")
+            klass = (spec.get("priorityClassRef") or {}).get("name")
+            detail = f", priority {priority}" + (f" ({klass})" if klass else "") if priority or klass else ""
+            self._add("Workload", ref, f"created in LocalQueue {spec.get('queueName', '')}{detail}")
+            self._queued_since[ref] = now
+        elif event.type == "DELETED":
+            self._add("Workload", ref, "deleted")
+            self._workload_messages.pop(ref, None)
+            self._queued_since.pop(ref, None)
+            return
+        if old is not None and (old.get("spec") or {}).get("active", True) != spec.get("active", True):
+            self._add("Workload", ref, f"active={str(spec.get('active', True)).lower()}")
+        seen = self._workload_messages.setdefault(ref, set())
+        before = _conditions(old) if old else {}
+        for ctype, cond in sorted(_conditions(obj).items(), key=lambda c: WORKLOAD_CONDITIONS.index(c[0])
+                                  if c[0] in WORKLOAD_CONDITIONS else len(WORKLOAD_CONDITIONS)):
+            if ctype not in WORKLOAD_CONDITIONS:
+                continue
+            prev = before.get(ctype)
+            status = cond.get("status")
+            if prev is not None and prev.get("status") == status:
+                continue
+            if prev is None and status != "True" and ctype != "Requeued":  # Requeued=False: in backoff
+                continue
+            message = str(cond.get("message") or "")
+            repeated = message.removeprefix(_PREVIOUSLY) in seen
+            if ctype == "Evicted" and status == "True":
+                seen.add(message)
+            detail = ": ".join(x for x in (cond.get("reason"), "" if repeated else message) if x)
+            what = f"{ctype}={status}" + (f" ({detail})" if detail else "")
+            if ctype == "QuotaReserved" and status == "True":
+                what += self._admission(obj, now - self._queued_since.get(ref, now))
+            elif ctype == "QuotaReserved":
+                self._queued_since[ref] = now
+            elif ctype == "Requeued" and status == "False":
+                what += self._backoff(obj)
+            self._add("Workload", ref, what)
+
+    def _on_cluster_queue(self, event: WatchEvent) -> None:
+        """A ClusterQueue starting or stopping to borrow quota from its cohort (``status.flavorsUsage``)."""
+        old = self._previous("ClusterQueue", event)
+        if event.type == "DELETED":
+            return
+
+        def borrowed(cq: dict[str, Any] | None) -> str:
+            return ", ".join(f"{r.get('name')} {r.get('borrowed')} of {f.get('name')}"
+                             for f in ((cq or {}).get("status") or {}).get("flavorsUsage") or []
+                             for r in f.get("resources") or [] if str(r.get("borrowed", "0")) != "0")
+
+        now, before = borrowed(event.object), borrowed(old)
+        if now != before:
+            cohort = (event.object.get("spec") or {}).get("cohortName", "")
+            self._add("ClusterQueue", _ref(event.object), f"borrowing {now} from cohort {cohort}" if now
+                      else "borrows nothing (within its nominal quota again)")
+
+    @staticmethod
+    def _backoff(obj: dict[str, Any]) -> str:
+        """`` until 00:01:10.000 (requeue 1)``: when a workload in backoff goes back to its queue."""
+        state = (obj.get("status") or {}).get("requeueState") or {}
+        if not state.get("requeueAt"):
+            return ""
+        return f" until {format_offset(parse_time(state['requeueAt']))} (requeue {state.get('count', 0)})"
+
+    @staticmethod
+    def _admission(obj: dict[str, Any], waited: int) -> str:
+        """`` after 1m2s in the queue; flavors workers: cpu=default-flavor``."""
+        parts = []
+        for psa in ((obj.get("status") or {}).get("admission") or {}).get("podSetAssignments") or []:
+            flavors = psa.get("flavors") or {}
+            if flavors:
+                parts.append(f"{psa.get('name')}: " + ",".join(f"{r}={f}" for r, f in sorted(flavors.items())))
+        waited_text = f" after {to_seconds(waited):g}s in the queue" if waited else ""
+        return waited_text + (f"; flavors {'; '.join(parts)}" if parts else "")
 
     def _on_event(self, event: WatchEvent) -> None:
         ev = event.object

@@ -55,3 +55,14 @@ def test_multislice_digests_are_unchanged_in_fast_and_strict_mode(strict: bool,
     monkeypatch.delenv(STRICT_ENV, raising=False)  # the suite runs strict; compare both modes
     result = multislice.run_one(2, digest=True, strict=strict)
     assert (result["trace_sha256"], result["store_sha256"]) == (MULTISLICE_2_TRACE, MULTISLICE_2_STORE)
+
+
+def test_kueue_queue_admits_the_jobsets_one_after_another() -> None:
+    from benchmarks import kueue_queue
+
+    result = kueue_queue.run_one(3)  # run_one asserts each reservation follows the previous finish
+    assert (result["jobsets"], result["pods"]) == (3, 12)
+    assert result["virtual_s"] == 186.03  # three 62.01 s runs back to back
+    lines = kueue_queue.run(quick=True)
+    assert lines[0].startswith("## Kueue: JobSets queued on one ClusterQueue")
+    assert [line.split("|")[1].strip() for line in lines[4:]] == ["2", "4"]

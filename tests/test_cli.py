@@ -337,6 +337,7 @@ def test_json_holds_every_shown_object_and_the_history(small: Path, capsys: pyte
     assert "managedFields" not in pod["metadata"]
     history = data["history"]["pod/js-w-0-1"]
     assert history[0]["type"] == "ADDED" and "  spec.hostname: 'js-w-0-1'" in history[0]["changes"]
+    assert all(line.startswith("  ") for line in history[0]["changes"])  # a creation lists fields, removes none
     assert any("~ status.phase: 'Running' -> 'Succeeded'" in h["changes"] for h in history)
 
 

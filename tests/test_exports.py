@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The modules whose ``__all__`` is the API (the re-exporting packages and facades). Everything
 #: public in their namespace must be exported.
 PUBLIC_PACKAGES = ["fakekube", "fakekube.clock", "fakekube.errors", "fakekube.generated", "fakekube.remote", "fakekube.runtime",
-                   "fakekube.testing", "jobset_ref", "jobset_ref.api"]
+                   "fakekube.testing", "fakekube.kueue", "jobset_ref", "jobset_ref.api"]
 #: Library modules that are public as well (apimachinery's counterparts); they also import helpers.
 PUBLIC_LIBRARIES = ["fakekube.machinery.patch", "fakekube.machinery.quantity", "fakekube.machinery.selectors",
                     "fakekube.machinery.validation", "fakekube.testing.builders", "fakekube.machinery.endpoints",

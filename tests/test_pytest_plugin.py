@@ -109,7 +109,7 @@ def test_the_plugin_is_loaded_through_the_installed_entry_point(project: pytest.
     assert "--fakekube-trace={off,tail,full}" in help_text
     project.runpytest_inprocess("--markers").stdout.fnmatch_lines(
         ["@pytest.mark.fakekube(nodes=None, seed=None, feature_gates=None, simulate=True, clock='manual', speed=1, "
-         "quiet_ms=50, controller=True, run_seconds=60, field_validation='Strict')*"])
+         "quiet_ms=50, controller=True, run_seconds=60, field_validation='Strict', kueue=None)*"])
 
 
 def test_a_project_that_never_uses_the_fixtures_imports_nothing_heavy(project: pytest.Pytester) -> None:
@@ -302,10 +302,10 @@ def test_a_bad_marker_is_a_clear_usage_error(project: pytest.Pytester) -> None:
     result.assert_outcomes(errors=6)
     result.stdout.fnmatch_lines_random([
         "E * fakekube.errors.UsageError: @pytest.mark.fakekube takes only the keywords nodes=, seed=, "
-        "feature_gates=, simulate=, clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=; "
+        "feature_gates=, simulate=, clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=, kueue=; "
         "got node= (did you mean nodes=?)",
         "E *UsageError: @pytest.mark.fakekube takes keywords only (nodes=, seed=, feature_gates=, simulate=, "
-        "clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=); got positional arguments (3,)",
+        "clock=, speed=, quiet_ms=, controller=, run_seconds=, field_validation=, kueue=); got positional arguments (3,)",
         "E *UsageError: @pytest.mark.fakekube(nodes=...) takes a non-negative int, got '3'",
         "E *UsageError: @pytest.mark.fakekube(simulate=...) takes True or False, got 'no'",
         "E *UsageError: unknown JobSet feature gate 'NoSuchGate'; known gates: *",

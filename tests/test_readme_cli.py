@@ -21,7 +21,8 @@ def _section(title: str) -> str:
 
 
 def _commands() -> list[str]:
-    blocks = re.findall(r"```bash\n(.*?)```", _section("The CLI") + _section("Quickstart (Python 3.11)"), re.S)
+    blocks = re.findall(r"```bash\n(.*?)```", _section("The CLI") + _section("Quickstart (Python 3.11)")
+                        + _section("Kueue"), re.S)
     lines = [line for block in blocks for line in block.splitlines()]
     return [line.split("&&")[-1].strip() for line in lines if "jobset-ref " in line]
 

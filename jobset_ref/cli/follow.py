@@ -13,6 +13,12 @@ __all__ = ["Follower", "diff"]
 _KINDS = {"pod": "pods", "pods": "pods", "job": "jobs.batch", "jobs": "jobs.batch", "jobset": "jobsets.jobset.x-k8s.io",
           "jobsets": "jobsets.jobset.x-k8s.io", "service": "services", "svc": "services", "services": "services",
           "node": "nodes", "nodes": "nodes"}
+#: Kueue's kinds, followed when Kueue is installed.
+_KUEUE_KINDS = {"workload": "workloads.kueue.x-k8s.io", "clusterqueue": "clusterqueues.kueue.x-k8s.io",
+                "localqueue": "localqueues.kueue.x-k8s.io"}
+_KINDS.update({**_KUEUE_KINDS, **{f"{k}s": v for k, v in _KUEUE_KINDS.items()},
+               "cq": _KUEUE_KINDS["clusterqueue"], "lq": _KUEUE_KINDS["localqueue"]})
+_SINGULAR = {"svc": "service", "cq": "clusterqueue", "lq": "localqueue"}
 _NOISE = ("metadata.resourceVersion", "metadata.managedFields")
 
 
@@ -30,7 +36,7 @@ def _flatten(value: Any, path: str, out: dict[str, Any]) -> dict[str, Any]:
 
 def diff(old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
     """``+ path: value``, ``- path`` and ``~ path: old -> new`` lines, in path order."""
-    before, after = _flatten(old or {}, "", {}), _flatten(new, "", {})
+    before, after = _flatten(old, "", {}) if old is not None else {}, _flatten(new, "", {})
     lines = []
     for path in sorted(before.keys() | after.keys()):
         if path not in before:
@@ -49,14 +55,19 @@ class Follower:
     def __init__(self, cluster: Any, spec: str) -> None:
         kind, sep, name = spec.partition("/")
         if not sep or not name or kind.lower() not in _KINDS:
-            raise CliError(f"--follow {spec!r}: use KIND/NAME with KIND one of pod, job, jobset, service, node")
+            raise CliError(f"--follow {spec!r}: use KIND/NAME with KIND one of pod, job, jobset, service, node "
+                           "(with Kueue also workload, clusterqueue, localqueue)")
+        resource = _KINDS[kind.lower()]
+        if cluster.api.registry.by_key(resource) is None:
+            raise CliError(f"--follow {spec!r}: Kueue is not installed (it is when a manifest holds a "
+                           "kueue.x-k8s.io object, or with --kueue)")
         self.spec = spec
         self.cluster = cluster
-        self.kind = kind.lower().rstrip("s") if kind.lower() != "svc" else "service"
+        self.kind = _SINGULAR.get(kind.lower(), kind.lower().rstrip("s"))
         self.name = name
         self.events: list[tuple[int, str, str, dict[str, Any] | None, dict[str, Any]]] = []
         self._last: dict[str, dict[str, Any]] = {}
-        self._watch = cluster.runtime.shared_client("follow").watch(_KINDS[kind.lower()], self._on_event)
+        self._watch = cluster.runtime.shared_client("follow").watch(resource, self._on_event)
 
     def _matches(self, obj: dict[str, Any]) -> bool:
         name = obj["metadata"]["name"]

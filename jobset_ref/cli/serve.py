@@ -43,6 +43,9 @@ def add_parser(sub: Any) -> None:
                      help="virtual seconds per wall second under the realtime clock (default 1)")
     srv.add_argument("--quiet-ms", type=float, default=50.0,
                      help="quiet wall milliseconds before a jump under the quiescent clock (default 50)")
+    srv.add_argument("--kueue", action="store_true",
+                     help="install Kueue v0.19.2 (with its JobSet and batch/Job integrations); automatic when a "
+                          "manifest holds a kueue.x-k8s.io object")
     srv.add_argument("--no-controller", action="store_true",
                      help="install the JobSet CRD and webhooks only; another controller reconciles")
     srv.add_argument("--epoch", default="now", metavar="now|TIME",
@@ -85,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
     sources = load_sources(args.manifests) if args.manifests else []
     set_epoch(_epoch(args.epoch))  # this process serves one cluster: before it exists
     cluster = FakeCluster(seed=args.seed)
-    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller)
+    kueue = args.kueue or any(str(d.get("apiVersion", "")).startswith("kueue.x-k8s.io/") for _, d in sources)
+    jobset_ref.install(cluster, feature_gates=parse_gates(args.feature_gates), controller=not args.no_controller,
+                       kueue=kueue or None)
     cluster.add_nodes(args.nodes)
     if apply_sources(cluster, sources, args.validate):
         print("jobset-ref: a manifest was rejected: nothing served", file=sys.stderr)

@@ -1,12 +1,12 @@
 """What ``simulate --show KINDS`` prints: ``kubectl get`` tables (``-o wide``: labels, hostnames,
-node selectors, images) or whole objects for ``-o json|yaml`` (as ``kubectl get -o yaml``: without
+node selectors, images; any other served kind with the columns the API server prints for it) or whole objects for ``-o json|yaml`` (as ``kubectl get -o yaml``: without
 ``metadata.managedFields``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from jobset_ref.tables import TABLE_KINDS, human_duration, render_table, table
+from jobset_ref.tables import TABLE_KINDS, print_server_table, render_table
 
 __all__ = ["objects_of", "render"]
 
@@ -21,19 +21,16 @@ def objects_of(cluster: Any, kind: str) -> list[dict[str, Any]]:
 
 
 def _generic(cluster: Any, kind: str, wide: bool) -> str:
-    from fakekube.clock import parse_time
-
-    rows = []
-    for obj in cluster.list(kind):
-        meta = obj["metadata"]
-        created = meta.get("creationTimestamp")
-        age = human_duration((cluster.loop.now - parse_time(created)) / 1e9) if created else "<unknown>"
-        row = [meta["name"], age]
-        if wide:
-            row.append(",".join(f"{k}={v}" for k, v in sorted((meta.get("labels") or {}).items())) or "<none>")
-        rows.append(row)
-    body = table(["NAME", "AGE", *(["LABELS"] if wide else [])], rows)
-    return f"$ kubectl get {kind}{' --show-labels' if wide else ''}\n{body}"
+    """Any served kind as ``kubectl get`` prints it: the API server's own Table (a CRD's
+    additionalPrinterColumns, kubectl's printers for built-in kinds), a NAMESPACE column when the
+    objects are in more than one namespace (``-A``)."""
+    doc = cluster.table(kind)
+    namespaces = sorted({str(((row.get("object") or {}).get("metadata") or {}).get("namespace", ""))
+                         for row in doc.get("rows") or []})
+    flags = " -A" if len(namespaces) > 1 else f" -n {namespaces[0]}" if namespaces and namespaces[0] not in (
+        "", "default") else ""
+    body = print_server_table(doc, wide=wide, namespaces=len(namespaces) > 1)
+    return f"$ kubectl get {kind}{flags}{' -o wide --show-labels' if wide else ''}\n{body}"
 
 
 def render(cluster: Any, kinds: list[str], *, wide: bool = False) -> str:

@@ -70,6 +70,9 @@ def add_parser(sub: Any) -> None:
     sim.add_argument("--nodes-file", default=None, metavar="PATH", help="YAML list of nodes: name, labels, capacity, taints")
     sim.add_argument("--node-labels", default="", metavar="K=V,...", help="labels for every generated node: k=v,k2=v2")
     sim.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the simulation's random streams (default 0)")
+    sim.add_argument("--kueue", action="store_true",
+                     help="install Kueue v0.19.2 (with its JobSet and batch/Job integrations); automatic when a "
+                          "manifest holds a kueue.x-k8s.io object")
     sim.add_argument("--feature-gates", default=None, metavar="NAME=BOOL,...", help="JobSet feature gates, e.g. RestartJob=true,"
                                                            "InPlaceRestart=true")
     sim.add_argument("--until", default=None, metavar="DURATION",
@@ -97,10 +100,12 @@ def add_parser(sub: Any) -> None:
                           "json/yaml: everything (timeline, every shown object whole, JobSet status)")
     sim.add_argument("--show", default=None, metavar="KINDS",
                      help=f"which kinds the tables or objects show (default {','.join(SHOW_KINDS)}, and for "
-                          "-o json|yaml also nodes,events; any served kind: configmaps, endpointslices...)")
+                          "-o json|yaml also nodes,events; any served kind, with the columns kubectl prints: "
+                          "configmaps, endpointslices, workloads,clusterqueues,localqueues under Kueue...)")
     sim.add_argument("--follow", action="append", default=[], metavar="KIND/NAME",
                      help="print the history of an object (every change, as a diff): pod/NAME (a pod name, its "
-                          "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME")
+                          "hostname or a name prefix), job/NAME, jobset/NAME, service/NAME; under Kueue also "
+                          "workload/NAME, clusterqueue/NAME, localqueue/NAME")
     sim.add_argument("--gantt", default=None, metavar="PATH",
                      help="write a Gantt chart of the pods across virtual time (.html or .svg)")
     sim.add_argument("--trace", action="store_true", help="also print the full API trace")
@@ -189,6 +194,8 @@ class _Simulation:
                                            "nodes": _nodes(args, docs)}
             if args.run_seconds > 0:
                 cluster_cfg["pods"] = {"runSeconds": args.run_seconds}
+            if args.kueue or any(str(d.get("apiVersion", "")).startswith("kueue.x-k8s.io/") for d in docs):
+                cluster_cfg["kueue"] = True
             data = {"description": "jobset-ref simulate", "covers": ["cli"], "cluster": cluster_cfg}
             scenario = Scenario(path=Path(first if first != "-" else "stdin").resolve(), id="simulate",
                                 description="jobset-ref simulate", covers=["cli"], data=data)

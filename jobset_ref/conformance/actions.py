@@ -53,9 +53,10 @@ class Actions(Checks):
 
             try:
                 jobset_ref.install(self.cluster, feature_gates=cfg.get("featureGates"),
-                                   controller=self.external_options is None)
+                                   controller=self.external_options is None, kueue=cfg.get("kueue"))
             except UsageError as err:
-                raise ScenarioError(f"{self.scenario.path}: cluster.featureGates: {err}") from None
+                what = "cluster.kueue" if "kueue" in str(err).lower() else "cluster.featureGates"
+                raise ScenarioError(f"{self.scenario.path}: {what}: {err}") from None
             self._watch(JOBSETS)
             from jobset_ref.testing.invariants import Monitor
 

@@ -248,6 +248,24 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("story.tpu-multislice", "4 TPU slices, exclusive node pools, maxRestarts 3: restarts then "
          "`ReachedMaxRestarts`", "docs, examples/"),
     ),
+    "Under Kueue (v0.19.2)": _rows(
+        ("kueue.suspended-at-creation", "a JobSet labelled `kueue.x-k8s.io/queue-name` is suspended at creation; its "
+         "Jobs are created suspended while its Workload waits", "kueue jobs/jobset webhook"),
+        ("kueue.workload-podsets", "its Workload `jobset-<name>-<hash>`: owned by the JobSet, one pod set per "
+         "replicatedJob of replicas x parallelism pods", "kueue jobframework"),
+        ("kueue.resume-node-selectors", "admitted: resumed with the flavor's nodeSelector, tolerations and Kueue's "
+         "labels; the Jobs and pods carry them", "kueue jobs/jobset RunWithPodSetsInfo"),
+        ("kueue.finish-releases", "a completed JobSet finishes its Workload (`Succeeded`)", "kueue jobframework"),
+        ("kueue.evicted-restored", "evicted: suspended, templates restored, Jobs suspended, pods gone; re-admitted "
+         "later", "kueue jobframework stopJob"),
+        ("kueue.preempt-by-priority", "a higher WorkloadPriorityClass preempts within the ClusterQueue",
+         "kueue preemption"),
+        ("kueue.requeued", "the preempted JobSet runs again once quota frees, and completes", "kueue jobframework"),
+        ("kueue.restart-while-admitted", "a failure-policy restart keeps the admission: new Jobs keep the node "
+         "selector", "kueue + controller §7"),
+        ("kueue.in-order-under-admission", "startupPolicy InOrder after Kueue resumes the JobSet", "kueue + "
+         "controller §8"),
+    ),
 }
 
 UPSTREAM_JOBSET_EXAMPLES: tuple[str, ...] = (

@@ -134,7 +134,8 @@ STEP_ACTIONS = ("apply", "patch", "update", "delete", "suspend", "resume", "fail
 STEP_OPTIONS = ("at", "after", "note", "expectError", "expectTime", "timeout")
 TOP_KEYS = ("description", "covers", "xfail", "skip", "cluster", "manifests", "timeline", "end", "expect", "golden",
             "invariants", "notes")
-CLUSTER_KEYS = ("seed", "featureGates", "install", "simulate", "nodes", "nodesFile", "pools", "pods", "scripts")
+CLUSTER_KEYS = ("seed", "featureGates", "install", "simulate", "nodes", "nodesFile", "pools", "pods", "scripts",
+                "kueue")
 SELECT_KEYS = ("jobset", "job", "pod", "service", "pvc", "node", "kind", "name", "namespace", "selector", "jobsOf",
                "podsOf")
 CHECK_KEYS = ("exists", "deleting", "labels", "annotations", "fields", "match", "conditions", "conditionList",
