@@ -129,6 +129,7 @@ class Restart:
     why: str
 
 
+@dataclass
 class QueueLife:
     """A Kueue Workload from creation to deletion: its states (``Queued``: waiting for quota,
     ``Admitted``: holding quota, ``Inactive``: deactivated, ``Finished``) and its evictions."""

@@ -58,8 +58,8 @@ def test_an_unexplained_survivor_fails_the_run_and_says_what_to_do(monkeypatch: 
 
 def test_a_bad_name_or_an_out_of_process_request_is_a_usage_error() -> None:
     result = jobset_ref("conformance", "--mutants", "restart-atempt")
-    assert (result.returncode, result.stderr) == (
-        2, "error: --mutants: unknown mistake 'restart-atempt'; did you mean restart-attempt?\n")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: --mutants: unknown mistake 'restart-atempt'; did you mean restart-attempt")
     result = jobset_ref("conformance", "--mutants", "--controller-cmd", "true")
     assert result.returncode == 2
     assert result.stderr.startswith("error: --mutants runs in process; it takes neither --controller-cmd")

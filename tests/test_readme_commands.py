@@ -39,6 +39,7 @@ RUN_ELSEWHERE: dict[str, str] = {
         "tests/remote/test_conformance_external.py::test_a_controller_that_never_counts_restarts_fails_and_the_report_names_it",
     r"jobset-ref controller --webhooks":
         "tests/remote/test_conformance_external.py::test_admission_through_the_controllers_own_webhooks_answers_as_the_reference",
+    r"jobset-ref serve": "tests/test_readme_real_clients.py::test_the_serve_command_and_kubectl",
     r"jobset-ref serve --no-tls":
         "tests/test_cli_serve.py::test_epoch_pins_the_start_of_virtual_time_and_no_tls_serves_plain_http",
     r"python -m benchmarks": "benchmarks/README.md",  # minutes of measurement; its --quick mode runs here

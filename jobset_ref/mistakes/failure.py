@@ -158,7 +158,7 @@ MISTAKES = (
     Mistake(
         "previous-attempt-jobs-kept",
         "Jobs of a previous restart attempt are not deleted (the new attempt's Jobs are never created by name)",
-        behaviours=("restart.recreate", "failure.restart-attempt"),
+        behaviours=("restart.recreate", "failure.restart-attempt", "kueue.restart-while-admitted"),
         edits=(Edit(RECONCILER, "JobSetReconciler._reconcile", "self.apply.delete_jobs(children.previous)", "pass"),),
         caught_by=("failure/no-rule-matches", "failure/repeat-restart-same-job"),
     ),

@@ -84,7 +84,7 @@ MISTAKES = (
     Mistake(
         "running-jobs-not-suspended",
         "suspending a running JobSet sets the Suspended condition but leaves its active Jobs running",
-        behaviours=("suspend.suspend-running",),
+        behaviours=("suspend.suspend-running", "kueue.evicted-restored", "kueue.preempt-by-priority", "kueue.requeued"),
         edits=(Edit(SUSPEND, "plan_suspend", "if not job_suspended(job):", "if False:"),),
         caught_by=("suspend/suspend-running", "suspend/suspend-while-restarting"),
     ),
@@ -129,7 +129,7 @@ MISTAKES = (
     Mistake(
         "resume-ignores-startup-order",
         "resume unsuspends the Jobs of every replicatedJob, not only those dependsOn/InOrder allow",
-        behaviours=("suspend.in-order-resume", "suspend.depends-on"),
+        behaviours=("suspend.in-order-resume", "suspend.depends-on", "kueue.in-order-under-admission"),
         edits=(Edit(SUSPEND, "plan_resume", "for name in eligible.replicated_jobs for job in by_rjob.get(name, ())",
                     "for name in templates for job in by_rjob.get(name, ())"),),
         caught_by=("suspend/in-order-resume",),
@@ -137,7 +137,7 @@ MISTAKES = (
     Mistake(
         "resume-node-selector-not-carried",
         "resume does not merge the template's nodeSelector into the Jobs",
-        behaviours=("suspend.resume-merge", "suspend.resume", "suspend.kueue-template-edit"),
+        behaviours=("suspend.resume-merge", "suspend.resume", "suspend.kueue-template-edit", "kueue.resume-node-selectors", "kueue.evicted-restored"),
         edits=(Edit(SUSPEND, "resumed_pod_template",
                     'merge_maps(spec.get("nodeSelector"), rjob_spec.get("nodeSelector"))',
                     'merge_maps(spec.get("nodeSelector"), None)'),),
@@ -170,7 +170,7 @@ MISTAKES = (
     Mistake(
         "resume-tolerations-not-carried",
         "resume carries labels, annotations and nodeSelector but not tolerations and schedulingGates",
-        behaviours=("suspend.resume-merge", "suspend.resume", "suspend.kueue-template-edit"),
+        behaviours=("suspend.resume-merge", "suspend.resume", "suspend.kueue-template-edit", "kueue.resume-node-selectors"),
         edits=(Edit(SUSPEND, "resumed_pod_template", 'for key in ("tolerations", "schedulingGates"):',
                     "for key in ():"),),
         caught_by=("suspend/kueue-template-edit",),
@@ -244,7 +244,7 @@ MISTAKES = (
     Mistake(
         "rjob-status-suspended-not-counted",
         "replicatedJobsStatus never counts suspended Jobs",
-        behaviours=("status.replicated-jobs-status", "suspend.create-suspended"),
+        behaviours=("status.replicated-jobs-status", "suspend.create-suspended", "kueue.suspended-at-creation"),
         edits=(Edit(STATUS, "calculate_replicated_job_statuses", 'bucket["suspended"] += 1', "pass"),),
         caught_by=("suspend/create-suspended-then-resume", "suspend/suspend-running"),
     ),

@@ -61,7 +61,7 @@ MISTAKES = (
     Mistake(
         "completed-without-terminal-state",
         "completion sets the Completed condition but not status.terminalState",
-        behaviours=("success.completed-condition",),
+        behaviours=("success.completed-condition", "kueue.finish-releases"),
         edits=(Edit(CONDITIONS, "completed", "        SetTerminalState(c.JOBSET_COMPLETED),\n", ""),),
         caught_by=("examples/argo-workflow-workflow", "examples/depends-on-depends-on"),
     ),

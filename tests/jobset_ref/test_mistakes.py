@@ -65,7 +65,12 @@ def test_an_unknown_name_suggests_the_closest() -> None:
         mistake("restart-atempt")
 
 
+#: Rows whose behaviour is Kueue's own (the Workload it builds from a JobSet), which no mistake of a
+#: JobSet implementation can change: the pod sets come from the JobSet's spec as the user wrote it.
+KUEUES_OWN = {"kueue.workload-podsets"}
+
+
 def test_every_behaviour_row_of_the_matrix_is_broken_by_some_mistake() -> None:
     named = {b for m in MISTAKES for b in m.behaviours}
-    rows = [row for row in matrix.CATALOGUE if not row.startswith("example:")]
+    rows = [row for row in matrix.CATALOGUE if not row.startswith("example:") and row not in KUEUES_OWN]
     assert [row for row in rows if row not in named] == []
