@@ -185,6 +185,8 @@ AREAS: dict[str, tuple[Row, ...]] = {
          f"{C} §4"),
         ("exclusive.rjob-level", "exclusive-topology annotation on one rjob's template only", f"{C} §4.1"),
         ("exclusive.priority-label", "pod webhook labels pods with `jobset.sigs.k8s.io/priority`", f"{A} §9.1"),
+        ("exclusive.repair-misplaced-followers", "pod reconciler: followers off the leader's topology get "
+         "DisruptionTarget `ExclusivePlacementViolation` and are deleted; the leader stays", f"{C} §10"),
     ),
     "Admission: defaulting": _rows(
         ("defaulting.success-policy", "successPolicy defaults to `{operator: All}`", f"{A} §5.2"),
