@@ -106,3 +106,41 @@ end: {at: 0}
     with pytest.raises(runner.ExpectationFailed) as info:
         runner.run_scenario(runner.load_scenario(sc, tmp_path))
     assert "DependsOn can't be set for the first ReplicatedJob" in str(info.value)
+
+
+_PATCH_POD = """
+description: patch pods picked by a pod target
+covers: [gates.in-place-attempts]
+cluster: {pods: {runSeconds: 600}}
+manifests:
+  - manifest: simple/paralleljobs.yaml
+timeline:
+  - at: 5
+    patch: {kind: Pod, pod: %s, patch: {metadata: {labels: {picked: "yes"}}}}
+  - expect:
+      - {kind: Pod, selector: picked=yes, count: %d}
+end: {at: 6}
+"""
+
+
+@pytest.mark.parametrize(("target", "count"), [
+    ("paralleljobs-workers-0-1", 1),                                             # a hostname
+    ("{selector: jobset.sigs.k8s.io/replicatedjob-name=workers, all: true}", 4),  # every match
+])
+def test_patch_takes_a_pod_target(tmp_path: Path, target: str, count: int) -> None:
+    sc = tmp_path / "patch-pod.yaml"
+    sc.write_text(_PATCH_POD % (target, count))
+    runner.run_scenario(runner.load_scenario(sc, tmp_path))
+    sc.write_text(_PATCH_POD % (target, count + 1))
+    with pytest.raises(runner.ExpectationFailed):
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))
+
+
+def test_patch_needs_a_name_or_a_pod_target(tmp_path: Path) -> None:
+    sc = tmp_path / "patch-both.yaml"
+    sc.write_text(_PATCH_POD.replace("pod: %s", "name: x, pod: %s") % ("y", 0))
+    with pytest.raises(runner.ScenarioError, match="give either name or pod"):
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))
+    sc.write_text(_PATCH_POD % ("no-such-hostname", 0))
+    with pytest.raises(runner.ExpectationFailed, match="no live pod matches"):
+        runner.run_scenario(runner.load_scenario(sc, tmp_path))

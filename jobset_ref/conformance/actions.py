@@ -21,6 +21,7 @@ from fakekube.faults import (
     EvictPod,
     Inject,
     NoTarget,
+    PodTarget,
     parse_fault,
 )
 from fakekube.machinery.patch import json_merge_patch, json_patch
@@ -299,11 +300,12 @@ class Actions(Checks):
         if action == "apply":
             self.apply_source(arg, self.where)
         elif action in ("patch", "update"):
-            check_keys(arg, ("kind", "name", "namespace", "patch", "type", "subresource"), self.where,
-                        required=("kind", "name", "patch"))
-            self.call(lambda: c.patch(arg["kind"], arg["name"], arg["patch"], arg.get("namespace", "default"),
-                                      patch_type=arg.get("type", "merge"), subresource=arg.get("subresource")),
-                      expect_error, f"patch {arg['kind']} {arg['name']}")
+            check_keys(arg, ("kind", "name", "pod", "namespace", "patch", "type", "subresource"), self.where,
+                        required=("kind", "patch"))
+            for name in self._patch_names(arg):
+                self.call(partial(c.patch, arg["kind"], name, arg["patch"], arg.get("namespace", "default"),
+                                  patch_type=arg.get("type", "merge"), subresource=arg.get("subresource")),
+                          expect_error, f"patch {arg['kind']} {name}")
         elif action in ("suspend", "resume"):
             name = arg if isinstance(arg, str) else arg.get("name")
             ns = "default" if isinstance(arg, str) else arg.get("namespace", "default")
@@ -328,6 +330,23 @@ class Actions(Checks):
             self.wait_for(arg, step)
         elif action == "expect":
             self.check_all(arg if isinstance(arg, list) else [arg], self.where)
+
+    def _patch_names(self, arg: dict[str, Any]) -> list[str]:
+        """A patch's ``name``, or the live pods its ``pod:`` target picks (a pod's name is not known
+        before it exists: ``{hostname: js-rj-0-1}``, ``{selector: ..., all: true}``)."""
+        if ("name" in arg) == ("pod" in arg):
+            raise ScenarioError(f"{self.scenario.path}: {self.where}: patch: give either name or pod (a pod target)")
+        if "name" in arg:
+            return [arg["name"]]
+        try:
+            spec = {"name": arg["pod"]} if isinstance(arg["pod"], str) else arg["pod"]
+            target = PodTarget.parse({"namespace": arg.get("namespace", "default"), **spec},
+                                     f"{self.where}.patch.pod")
+            return [p["metadata"]["name"] for p in target.pods(self.cluster, running=False)]
+        except NoTarget as err:
+            raise self.fail(f"patch: {err}", mismatches=[f"pods seen: {err.seen or 'none'}"]) from None
+        except UsageError as err:
+            raise ScenarioError(f"{self.scenario.path}: {self.where}: {err}") from None
 
     def apply_fault(self, action: str, arg: Any, expect_error: Any) -> None:
         """A fault step, in ``fakekube.faults``' vocabulary. Evictions and deletions go pod by pod

@@ -166,7 +166,7 @@ class Checks(RunContext):
         events = [e for e in recorded
                   if ("reason" not in spec or e.get("reason") == spec["reason"])
                   and ("type" not in spec or e.get("type") == spec["type"])]
-        seen = [{k: e.get(k) for k in ("type", "reason", "message", "count")} for e in events]
+        seen = [{k: e.get(k) for k in ("type", "reason", "message", "count", "action")} for e in events]
         out: list[str] = []
         if "sequence" in item:
             out += match_value(item["sequence"], seen, "events")

@@ -241,6 +241,9 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("gates.elastic", "ElasticJobSet: parallelism/completions of Indexed rjobs mutable, Jobs patched",
          f"{C} §9.7"),
         ("gates.in-place-restart", "InPlaceRestart gate on: strategy accepted, Jobs run", f"{C} §9.8"),
+        ("gates.in-place-attempts", "in-place restart: pods' attempt annotations set "
+         "`current`/`previousInPlaceRestartAttempt`; above maxRestarts → `ReachedMaxRestarts`",
+         f"{C} §9.8; upstream reconcileInPlaceRestart"),
     ),
     "Stories from the JobSet docs": _rows(
         ("story.pytorch", "PyTorch workers find the master at `pytorch-workers-0-0.pytorch`", "docs, examples/"),
