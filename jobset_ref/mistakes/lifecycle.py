@@ -305,7 +305,7 @@ MISTAKES = (
     Mistake(
         "in-place-previous-attempt-off-by-one",
         "in-place restart sets previousInPlaceRestartAttempt to the highest attempt instead of one below it",
-        behaviours=("gates.in-place-restart",),
+        behaviours=("gates.in-place-restart", "gates.in-place-attempts"),
         edits=(Edit(IN_PLACE, "evaluate_in_place_restart", "previous = highest - 1", "previous = highest"),),
         caught_by=("gates/in-place-restart-attempts",),
     ),
