@@ -33,12 +33,19 @@ from fakekube import AdmissionRequest, ApiError, NotFound
 from fakekube.runtime import Informer
 from jobset_ref.api import constants as c
 from jobset_ref.controller.pod_controller import add_pod_name_index
-from jobset_ref.webhooks import JobSetDefaulter, JobSetValidator, PodDefaulter, PodValidator, webhook_rules
+from jobset_ref.webhooks import (
+    MUTATING_CONFIGURATION,
+    VALIDATING_CONFIGURATION,
+    JobSetDefaulter,
+    JobSetValidator,
+    PodDefaulter,
+    PodValidator,
+    webhook_rules,
+)
 
 __all__ = ["CONFIGURATION_NAMES", "WebhookServer", "json_patch_between"]
 
-CONFIGURATION_NAMES = {True: "jobset-mutating-webhook-configuration",
-                       False: "jobset-validating-webhook-configuration"}
+CONFIGURATION_NAMES = {True: MUTATING_CONFIGURATION, False: VALIDATING_CONFIGURATION}
 _JOBSET_RULE = {"apiGroups": [c.GROUP], "apiVersions": [c.VERSION], "resources": [c.PLURAL]}
 _POD_RULE = {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}
 _POD_SELECTOR = {"matchExpressions": [{"key": c.JOBSET_NAME_KEY, "operator": "Exists"}]}

@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 JOBSET_RESOURCE = f"{c.PLURAL}.{c.GROUP}"
+#: Upstream's configurations (``config/components/webhook/manifests.yaml`` with the ``jobset-`` prefix):
+#: a webhook registered over HTTP in one of them replaces the in-process plugin of its name.
+MUTATING_CONFIGURATION = "jobset-mutating-webhook-configuration"
+VALIDATING_CONFIGURATION = "jobset-validating-webhook-configuration"
 
 
 def has_jobset_name_label(obj: Mapping[str, Any]) -> bool:
@@ -53,6 +57,7 @@ class JobSetDefaulter:
     """``mjobset.kb.io``: the JobSet ``Default()`` (CREATE only)."""
 
     name = c.MUTATING_JOBSET_WEBHOOK_NAME
+    configuration = MUTATING_CONFIGURATION
 
     def __init__(self, feature_gates: Mapping[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
@@ -71,6 +76,7 @@ class JobSetValidator:
     """``vjobset.kb.io``: ``ValidateCreate`` / ``ValidateUpdate`` (DELETE is allowed)."""
 
     name = c.VALIDATING_JOBSET_WEBHOOK_NAME
+    configuration = VALIDATING_CONFIGURATION
 
     def __init__(self, feature_gates: Mapping[str, bool]) -> None:
         self.feature_gates = dict(feature_gates)
@@ -107,6 +113,7 @@ class PodDefaulter:
     """``mpod.kb.io``: exclusive-placement pod defaulting (priority label, affinities, nodeSelector)."""
 
     name = c.MUTATING_POD_WEBHOOK_NAME
+    configuration = MUTATING_CONFIGURATION
 
     def __init__(self, pods: Informer) -> None:
         self.pods = pods
@@ -132,6 +139,7 @@ class PodValidator(PodDefaulter):
     """``vpod.kb.io``: follower pods must be pinned to a scheduled leader's topology domain."""
 
     name = c.VALIDATING_POD_WEBHOOK_NAME
+    configuration = VALIDATING_CONFIGURATION
 
     def admit(self, request: AdmissionRequest) -> None:  # pragma: no cover - validating only
         return

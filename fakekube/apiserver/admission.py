@@ -86,7 +86,8 @@ class AdmissionChain:
     # derived from the two lists above and rebuilt whenever they change (register/unregister).
     _selected: dict[tuple[bool, str, str, str | None], tuple[_Registration, ...]] = field(default_factory=dict)
     # Webhooks registered through the API (``admission_webhooks.RemoteWebhook``), mutating and
-    # validating: they run after the plugins, and replace a plugin of the same name and side.
+    # validating: they run after the plugins, and replace a plugin that names the same
+    # configuration and webhook (its ``configuration`` and ``name`` attributes).
     _remote: dict[bool, tuple[Any, ...]] = field(default_factory=lambda: {True: (), False: ()})
 
     def set_remote_webhooks(self, *, mutating: tuple[Any, ...], validating: tuple[Any, ...]) -> None:
@@ -121,11 +122,11 @@ class AdmissionChain:
         found = self._selected.get(key)
         if found is None:
             remote = self._remote[mutating]
-            replaced = {hook.name for hook in remote}
+            replaced = {(hook.configuration, hook.name) for hook in remote}
             found = self._selected[key] = (*(
                 r for r in (self._mutating if mutating else self._validating)
                 if resource in r.resources and operation in r.operations and subresource in r.subresources
-                and getattr(r.plugin, "name", None) not in replaced), *(
+                and (getattr(r.plugin, "configuration", None), getattr(r.plugin, "name", None)) not in replaced), *(
                 _Registration(hook, frozenset({resource}), frozenset({operation}), frozenset({subresource}),
                               hook.selects)
                 for hook in remote if hook.matches(resource, operation, subresource)))

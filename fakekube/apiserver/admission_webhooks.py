@@ -11,9 +11,11 @@ call that fails (refused, timed out, an unreadable answer) is an ``InternalError
 ``failurePolicy: Fail`` or skipped under ``Ignore``. Configurations apply in name order, their
 webhooks in list order, after the in-process plugins.
 
-A registered webhook **replaces the in-process plugin of the same name** (and side) while it is
-registered: that is how a JobSet implementation serving its own webhooks (``mjobset.kb.io`` …)
-takes the place of the reference ones a served cluster starts with.
+A registered webhook **replaces the in-process plugin that names the same configuration and
+webhook** (a plugin's ``configuration`` and ``name`` attributes; kube-apiserver tells webhooks apart
+by both) while it is registered: that is how a JobSet implementation serving its own webhooks
+(``mjobset.kb.io`` in ``jobset-mutating-webhook-configuration`` …) takes the place of the
+reference ones a served cluster starts with, and leaves Kueue's ``mjobset.kb.io`` alone.
 
 DEVIATION(upstream): only ``clientConfig.url`` is called (a ``service`` reference has no network
 here: such a webhook fails to be called); ``apiVersions`` and ``matchPolicy`` are not compared (every
@@ -101,7 +103,8 @@ class _Rule:
 class RemoteWebhook:
     """One webhook of a configuration: an admission plugin that calls ``url``."""
 
-    def __init__(self, hook: dict[str, Any], *, mutating: bool, uid: Callable[[], str]) -> None:
+    def __init__(self, hook: dict[str, Any], *, configuration: str, mutating: bool, uid: Callable[[], str]) -> None:
+        self.configuration = configuration
         self.name = str(hook.get("name") or "")
         self.mutating = mutating
         self._uid = uid
@@ -228,5 +231,6 @@ def compile_configurations(configurations: list[dict[str, Any]], *, mutating: bo
     """The webhooks of ``configurations`` in the order kube-apiserver calls them (by configuration
     name, then list order)."""
     ordered = sorted(configurations, key=lambda c: str((c.get("metadata") or {}).get("name") or ""))
-    return [RemoteWebhook(hook, mutating=mutating, uid=uid)
+    return [RemoteWebhook(hook, configuration=str((config.get("metadata") or {}).get("name") or ""),
+                          mutating=mutating, uid=uid)
             for config in ordered for hook in config.get("webhooks") or () if isinstance(hook, dict)]

@@ -138,12 +138,13 @@ def test_the_object_selector_decides_which_objects_are_sent(cluster: FakeCluster
 
 class _DenyAll:
     name = "example.com"
+    configuration = "config"
 
     def validate(self, request: Any) -> None:
         raise Forbidden("the in-process plugin denies")
 
 
-def test_a_registered_webhook_replaces_the_in_process_plugin_of_its_name_while_registered(
+def test_a_registered_webhook_replaces_the_in_process_plugin_of_its_configuration_and_name(
         cluster: FakeCluster, webhook: Webhook) -> None:
     cluster.api.admission.register(_DenyAll(), resources=["configmaps"], operations=["CREATE"], validating=True)
     with pytest.raises(Forbidden):
@@ -153,6 +154,11 @@ def test_a_registered_webhook_replaces_the_in_process_plugin_of_its_name_while_r
     cluster.delete("ValidatingWebhookConfiguration", "config")
     with pytest.raises(Forbidden):
         cluster.create(config_map("c"))
+    other = configuration("ValidatingWebhookConfiguration", webhook.url)
+    other["metadata"]["name"] = "another-config"  # the same webhook name in another configuration
+    cluster.create(other)
+    with pytest.raises(Forbidden):
+        cluster.create(config_map("d"))
 
 
 def test_configurations_are_defaulted_and_validated(cluster: FakeCluster) -> None:
