@@ -88,16 +88,7 @@ class ClusterQueueStatusController:
         status["admittedWorkloads"] = len(state.admitted)
         _set_active(status, obj["metadata"].get("generation", 0), reason == c.CQ_REASON_READY, reason, message,
                     self.m.now())
-        if status == (obj.get("status") or {}):
-            return None
-        body = {**obj, "metadata": dict(obj["metadata"]), "status": status}
-        try:
-            self.client.update_status(body)
-        except NotFound:
-            return None
-        except Conflict:
-            return Result(requeue_after=1)
-        return None
+        return _write_status(self.client, obj, status)
 
 
 class LocalQueueStatusController:
@@ -184,13 +175,17 @@ class LocalQueueStatusController:
             status["admittedWorkloads"] = admitted
             status["flavorsReservation"] = reservation
             status["flavorsUsage"] = usage
-        if status == (obj.get("status") or {}):
-            return None
-        body = {**obj, "metadata": dict(obj["metadata"]), "status": status}
-        try:
-            self.client.update_status(body)
-        except NotFound:
-            return None
-        except Conflict:
-            return Result(requeue_after=1)
+        return _write_status(self.client, obj, status)
+
+
+def _write_status(client: Any, obj: dict[str, Any], status: dict[str, Any]) -> Result | None:
+    """Write ``status`` if it differs from the stored one; a Conflict retries, a deleted queue is done."""
+    if status == (obj.get("status") or {}):
         return None
+    try:
+        client.update_status({**obj, "metadata": dict(obj["metadata"]), "status": status})
+    except NotFound:
+        return None
+    except Conflict:
+        return Result(requeue_after=1)
+    return None
