@@ -102,12 +102,12 @@ class WebhookServer:
         informers = {"nodes": runtime.informer("nodes"),
                      "persistentvolumeclaims": runtime.informer("persistentvolumeclaims")}
         self.reader = _CacheReader(informers, runtime.server.resource)
-        mpod = PodDefaulter(pods)
-        self.routes: dict[str, tuple[Any, bool, str]] = {
-            "/mutate-jobset-x-k8s-io-v1alpha2-jobset": (JobSetDefaulter(feature_gates), True, c.PLURAL),
-            "/validate-jobset-x-k8s-io-v1alpha2-jobset": (JobSetValidator(feature_gates), False, c.PLURAL),
-            "/mutate--v1-pod": (mpod, True, "pods"),
-            "/validate--v1-pod": (PodValidator(pods), False, "pods"),
+        #: Upstream's paths; what each plugin is registered for comes from ``webhook_rules``.
+        self.routes: dict[str, Any] = {
+            "/mutate-jobset-x-k8s-io-v1alpha2-jobset": JobSetDefaulter(feature_gates),
+            "/validate-jobset-x-k8s-io-v1alpha2-jobset": JobSetValidator(feature_gates),
+            "/mutate--v1-pod": PodDefaulter(pods),
+            "/validate--v1-pod": PodValidator(pods),
         }
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
@@ -130,7 +130,7 @@ class WebhookServer:
         """Upstream's two webhook configurations, pointing at this server (rules: ``webhook_rules``)."""
         rules = webhook_rules()
         hooks: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
-        for path, (plugin, _mutating, _resource) in self.routes.items():
+        for path, plugin in self.routes.items():
             resource, operations, mutating = rules[plugin.name]
             hook: dict[str, Any] = {"name": plugin.name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
                                     "failurePolicy": "Fail", "clientConfig": {"url": f"{self.url}{path}"},
@@ -166,7 +166,8 @@ class WebhookServer:
     # ------------------------------------------------------------------ answering a review
     def review(self, path: str, review: Mapping[str, Any]) -> dict[str, Any]:
         """The ``AdmissionReview`` answering ``review`` on ``path``."""
-        plugin, mutating, resource = self.routes[path]
+        plugin = self.routes[path]
+        resource, _operations, mutating = webhook_rules()[plugin.name]
         request = review.get("request") or {}
         obj = copy.deepcopy(request.get("object") or {})
         admission = AdmissionRequest(
