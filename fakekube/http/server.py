@@ -130,8 +130,15 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def handle(self) -> None:
-        if self.handshaken:
+        """Serve the connection's requests. A client that goes away mid-connection (a reset, or a
+        TLS alert such as an untrusted CA sent after the server's side of a TLS 1.3 handshake has
+        finished) ends the connection quietly, as Go's server does: it is not a server error."""
+        if not self.handshaken:
+            return
+        try:
             super().handle()
+        except (ConnectionError, ssl.SSLError):
+            self.close_connection = True
 
     def date_time_string(self, timestamp: float | None = None) -> str:
         """Every response's ``Date`` is the cluster's virtual time, so a client out of process (the

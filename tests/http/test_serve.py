@@ -8,7 +8,9 @@ import http.client
 import json
 import socket
 import ssl
+import struct
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,26 @@ def test_url_kubeconfig_and_free_ports(cluster: FakeCluster) -> None:
         assert a.cluster is cluster
         path, ca_file = Path(a.kubeconfig), Path(str(a.ca_file))
     assert not path.exists() and not ca_file.exists()
+
+
+def test_a_client_that_resets_its_tls_connection_is_no_server_error(cluster: FakeCluster) -> None:
+    """A TLS 1.3 client checks the server's certificate after the server has finished its side of
+    the handshake, so a client that distrusts it (or just dies) resets a connection the server is
+    already reading from. That is the client leaving, as Go's server treats it, not an error."""
+    with cluster.serve() as s:
+        raw = socket.create_connection((s.host, s.port), timeout=10)
+        assert s.ssl_context is not None
+        tls = s.ssl_context.wrap_socket(raw, server_hostname=s.host)
+        tls.sendall(f"GET /version HTTP/1.1\r\nHost: {s.host}\r\n\r\n".encode())
+        assert tls.recv(64).startswith(b"HTTP/1.1 200")  # so the server now waits for the next request
+        tls.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with RST
+        tls.close()
+        deadline = time.monotonic() + 10  # real threads: wait for the handler to see the reset
+        while s._httpd.connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not s._httpd.connections
+        assert Http(s)("GET", "/version")[0] == 200
+        assert s.errors == []
 
 
 def test_tls_serves_the_ca_it_hands_out_and_tls_false_keeps_plain_http(cluster: FakeCluster) -> None:
