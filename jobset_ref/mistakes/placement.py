@@ -217,6 +217,15 @@ _CONTROLLER = (
         caught_by=("exclusive/misplaced-follower-repaired",),
     ),
     Mistake(
+        "repair-ignores-pod-owner",
+        "the pod reconciler checks every pod carrying the leader's job-key label, not only the pods the "
+        "leader's own Job controls, so another controller's pod with a copied label gets followers evicted",
+        behaviours=("exclusive.repair-misplaced",),
+        edits=(Edit(POD_CONTROLLER, "PodReconciler._reconcile",
+                    ' and _controller_uid(p) == owner_uid]', "]"),),
+        caught_by=("exclusive/foreign-pod-same-job-key",),
+    ),
+    Mistake(
         "exclusive-topology-as-label",
         "the JobSet controller copies the exclusive-placement annotations onto Jobs and pods as labels too",
         behaviours=("labels.exclusive-annotation-only",),
