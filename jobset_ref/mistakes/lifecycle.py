@@ -310,6 +310,15 @@ MISTAKES = (
         caught_by=("gates/in-place-restart-attempts",),
     ),
     Mistake(
+        "in-place-attempts-less-every-restart",
+        "in-place restart subtracts every JobSet restart from the pods' attempts before comparing them with "
+        "maxRestarts, not only the restarts that do not count towards it",
+        behaviours=("gates.in-place-attempts",),
+        edits=(Edit(IN_PLACE, "evaluate_in_place_restart",
+                    "highest - (status.restarts - status.restarts_count_towards_max)", "highest - status.restarts"),),
+        caught_by=("gates/in-place-restart-after-counted-restart",),
+    ),
+    Mistake(
         "rjob-status-change-not-written",
         "a pass that only changes replicatedJobsStatus does not write the status",
         behaviours=("status.replicated-jobs-status",),
