@@ -8,9 +8,22 @@ from collections.abc import Callable
 from functools import partial
 from marshal import dumps as _marshal
 from marshal import loads as _unmarshal
-from typing import Any
+from typing import Any, TypeVar, overload
 
 __all__ = ["brief_repr", "compact_json", "copier", "deep_copy", "get_path", "json_differences", "json_equal"]
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_T = TypeVar("_T")
+
+
+@overload
+def deep_copy(value: dict[_K, _V]) -> dict[_K, _V]: ...
+@overload
+def deep_copy(value: list[_V]) -> list[_V]: ...
+@overload
+def deep_copy(value: _T) -> _T: ...
 
 
 def deep_copy(value: Any) -> Any:

@@ -41,11 +41,14 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol
 
 from fakekube._core.generated import regenerate_command
 from fakekube.errors import UsageError
 from fakekube.machinery import patch as patching
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 __all__ = [
     "DATA_PATH",
@@ -217,6 +220,14 @@ _MODEL_NAME = re.compile(r"^(?:(Core|Discovery|Events|Apiextensions|Resource|Rba
                          r"([A-Z]\w*)$")
 
 
+class _ClientModel(Protocol):
+    """What the generator reads of a ``kubernetes`` client model class (a pydantic model)."""
+
+    openapi_types: ClassVar[dict[str, str]]  # attribute -> the client's type text
+    attribute_map: ClassVar[dict[str, str]]  # attribute -> JSON field name
+    model_fields: ClassVar[dict[str, FieldInfo]]
+
+
 class _Generator:
     """Walks the client models from :data:`ROOTS` and builds the definitions."""
 
@@ -229,8 +240,8 @@ class _Generator:
         self.models: dict[str, type] = {}       # definition name → client model
 
     # ----------------------------------------------------------- naming
-    def _model(self, name: str) -> type:
-        model = getattr(self.client, name, None)
+    def _model(self, name: str) -> type[_ClientModel]:
+        model: type[_ClientModel] | None = getattr(self.client, name, None)  # when the checks below pass
         if not inspect.isclass(model) or not hasattr(model, "openapi_types"):
             raise UsageError(f"the kubernetes client has no model {name!r}")
         return model

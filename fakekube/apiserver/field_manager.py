@@ -43,6 +43,7 @@ from fakekube.machinery import managed_fields as mf
 from fakekube.machinery import wire
 from fakekube.machinery.field_types import FieldType, from_merge_schema, from_openapi
 from fakekube.machinery.field_validation import unknown_fields
+from fakekube.machinery.objects import dict_field
 from fakekube.machinery.openapi import StructuralSchema
 from fakekube.machinery.patch import (
     CR_UNSUPPORTED_MEDIA_TYPE_MESSAGE,
@@ -314,6 +315,7 @@ class FieldManager:
                 managed = mf.update(empty, base, {}, mf.Manager.updater(BEFORE_FIRST_APPLY, rt.api_version,
                                                                         subresource), t, now=stamp, reset=reset)
             who = mf.Manager.applier(manager, subresource)
+            result: dict[str, Any] | None  # the applied object, None when nothing changed
             result, managed = mf.apply(base, config, managed, who, rt.api_version, t, force=force, reset=reset)
         except mf.ApplyConflicts as conflicts:
             raise Conflict(conflicts.message, details={"causes": conflicts.causes()}) from None
@@ -420,7 +422,7 @@ def _check_applied_kind(rt: ResourceType, config: dict[str, Any]) -> None:
 
 def _gvknn(rt: ResourceType, config: dict[str, Any]) -> str:
     """``objectGVKNN`` of the applied object: ``<namespace>/<name>; <group>/<version>, Kind=<Kind>``."""
-    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    meta = dict_field(config, "metadata")
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {rt.group}/{rt.version}, Kind={rt.kind}"
 
 

@@ -115,7 +115,7 @@ class Registry:
             self._resolved[name] = found
         return found
 
-    def for_object(self, obj: dict) -> ResourceType:
+    def for_object(self, obj: Mapping[str, Any]) -> ResourceType:
         """The resource of a wire-form object, from its apiVersion and kind."""
         kind = obj.get("kind")
         api_version = obj.get("apiVersion")

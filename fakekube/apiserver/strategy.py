@@ -33,7 +33,7 @@ _OUTSIDE_SPEC = frozenset({"metadata", "status"})  # the fields whose changes do
 class Strategy:
     """Defaults for a kind with no special rules; subclasses override what differs."""
 
-    name_rule: NameRule = staticmethod(v.name_is_dns_subdomain)  # type: ignore[assignment]
+    name_rule: NameRule = staticmethod(v.name_is_dns_subdomain)
     allow_unconditional_update: bool = True
     tracks_generation: bool = True
     default_gc_policy: str = "Background"

@@ -52,6 +52,7 @@ and its EndpointSlice mirroring of Endpoints.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -343,7 +344,7 @@ class Dns:
 
     # ------------------------------------------------------------------ controller triggers
     @staticmethod
-    def _service_selector_keys(svc: dict[str, Any]) -> list[str]:
+    def _service_selector_keys(svc: Mapping[str, Any]) -> list[str]:
         ns = svc["metadata"].get("namespace")
         return [f"{ns}/{k}={v}" for k, v in ((svc.get("spec") or {}).get("selector") or {}).items()]
 
@@ -586,10 +587,10 @@ class Dns:
                     seen.verified = None
                 plan.append((seen, seen.kept))
         fresh = [state.endpoints[k].ep for k in sorted(state.by_uid[uid] for uid in state.unplaced)]
-        for i, (seen, eps) in enumerate(plan):
+        for i, (holder, eps) in enumerate(plan):
             room = MAX_ENDPOINTS_PER_SLICE - len(eps)
             if room > 0 and fresh:
-                plan[i] = (seen, eps + fresh[:room])
+                plan[i] = (holder, eps + fresh[:room])
                 fresh = fresh[room:]
         while fresh:
             plan.append((None, fresh[:MAX_ENDPOINTS_PER_SLICE]))

@@ -22,6 +22,7 @@ from fakekube._core.jsonutil import deep_copy
 from fakekube._core.lru import Lru
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import Conflict, NotFound, UsageError
+from fakekube.machinery.objects import ObjectMeta, OwnerReference
 from fakekube.runtime.context import Runtime
 
 __all__ = ["GarbageCollector"]
@@ -83,7 +84,7 @@ class GarbageCollector:
         if kind not in ("ADDED", "MODIFIED", "DELETED"):
             return
         obj = event.object
-        meta = obj["metadata"]
+        meta: ObjectMeta = obj["metadata"]
         uid = meta["uid"]
         previous = self.objects.get(uid)
         if previous is not None and kind != "DELETED":
@@ -110,18 +111,18 @@ class GarbageCollector:
                 self._enqueue_owner(owner["uid"])
             return
         self.objects[uid] = (ref, obj, next(self._seq))
-        owners = meta.get("ownerReferences") or ()
-        for owner in owners:
+        refs = meta.get("ownerReferences") or ()
+        for owner in refs:
             self.dependents.setdefault(owner["uid"], {})[uid] = None
         # processGraphChanges: a dependent needs a look only when its owner references change and
         # one of those owners is not (yet) in the graph; owners' own deletions enqueue their dependents.
         old_owners = previous[1]["metadata"].get("ownerReferences") if previous is not None else None
-        if owners and owners != old_owners and any(o.get("uid") not in self.objects for o in owners):
+        if refs and refs != old_owners and any(o.get("uid") not in self.objects for o in refs):
             self.queue.enqueue(("dependent", uid))
         if meta.get("deletionTimestamp"):
             self._check_owner(uid, meta)
 
-    def _check_owner(self, uid: str, meta: dict[str, Any]) -> None:
+    def _check_owner(self, uid: str, meta: ObjectMeta) -> None:
         """An object being deleted with the ``orphan`` or ``foregroundDeletion`` finalizer needs work."""
         finalizers = meta.get("finalizers") or ()
         if ORPHAN in finalizers or FOREGROUND in finalizers:
@@ -152,7 +153,7 @@ class GarbageCollector:
         else:
             self._attempt_to_delete(uid, entry[0], entry[1])
 
-    def _owner_state(self, namespace: str, owner: dict[str, Any]) -> str:
+    def _owner_state(self, namespace: str, owner: OwnerReference) -> str:
         """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup,
         unless the owner is known to be absent (``isDangling``'s ``absentOwnerCache``: a UID that was
         missing never comes back, so the entry cannot go stale)."""
@@ -169,7 +170,7 @@ class GarbageCollector:
         except NotFound:
             self._absent_owners.add(absent_key, True)
             return "dangling"
-        meta = live["metadata"]
+        meta: ObjectMeta = live["metadata"]
         if meta.get("uid") != owner.get("uid"):
             self._absent_owners.add(absent_key, True)
             return "dangling"
@@ -178,7 +179,7 @@ class GarbageCollector:
         return "solid"
 
     def _attempt_to_delete(self, uid: str, ref: Ref, obj: dict[str, Any]) -> None:
-        meta = obj["metadata"]
+        meta: ObjectMeta = obj["metadata"]
         owners = meta.get("ownerReferences") or []
         if not owners or (meta.get("deletionTimestamp") and not meta.get("finalizers")):
             return
@@ -211,7 +212,7 @@ class GarbageCollector:
             return
 
     def _process_owner(self, uid: str, ref: Ref, obj: dict[str, Any]) -> None:
-        meta = obj["metadata"]
+        meta: ObjectMeta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or ())
         deps = self._dependents_of(uid)
         if ORPHAN in finalizers:
@@ -226,7 +227,7 @@ class GarbageCollector:
         blocking = 0
         for dep in deps:
             dep_ref, dep_obj, _ = self.objects[dep]
-            dep_meta = dep_obj["metadata"]
+            dep_meta: ObjectMeta = dep_obj["metadata"]
             blocks = any(o.get("uid") == uid and o.get("blockOwnerDeletion")
                          for o in dep_meta.get("ownerReferences") or ())
             if blocks:

@@ -268,7 +268,7 @@ def _resource_paths(rt: ResourceType, kind_def: str, list_def: str) -> dict[str,
 def _custom_schemas(rt: ResourceType, crd: Mapping[str, Any] | None, kind_def: str,
                     list_def: str) -> dict[str, dict[str, Any]]:
     """A custom resource's schema (from its CRD) and its list's."""
-    version = next((v for v in ((crd or {}).get("spec") or {}).get("versions") or []
+    version: dict[str, Any] = next((v for v in ((crd or {}).get("spec") or {}).get("versions") or []
                     if v.get("name") == rt.version), {})
     raw = ((version.get("schema") or {}).get("openAPIV3Schema")
            or {"type": "object", "x-kubernetes-preserve-unknown-fields": True})

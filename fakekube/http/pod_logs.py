@@ -51,7 +51,7 @@ def _container(pod: dict[str, Any], container: str) -> str:
     """The container a log request names, or the pod's only one (``LogLocation``'s rules)."""
     name = pod["metadata"]["name"]
     spec = pod.get("spec") or {}
-    names = [c.get("name", "") for c in spec.get("containers") or []]
+    names: list[str] = [c.get("name", "") for c in spec.get("containers") or []]
     init_names = [c.get("name", "") for c in spec.get("initContainers") or []]
     if container:
         if container not in names + init_names + [c.get("name", "") for c in spec.get("ephemeralContainers") or []]:

@@ -77,9 +77,11 @@ def load(path: Path = DATA_PATH) -> Lark | None:
     data, memo = doc["data"], doc["memo"]
     # The options that are Python objects are not serialized; they are celpy's (checked by generate()).
     # ``_load_from_dict`` is how lark's standalone parsers load the same data.
-    return Lark._load_from_dict(data, memo, tree_class=celpy.InterpretedRunner.tree_node_class,
-                                lexer_callbacks={"IDENT": CELParser.ambiguous_literals},
-                                g_regex_flags=data["parser"]["lexer_conf"]["g_regex_flags"])
+    parser: Lark = Lark._load_from_dict(  # type: ignore[no-untyped-call]  # lark leaves it unannotated
+        data, memo, tree_class=celpy.InterpretedRunner.tree_node_class,
+        lexer_callbacks={"IDENT": CELParser.ambiguous_literals},
+        g_regex_flags=data["parser"]["lexer_conf"]["g_regex_flags"])
+    return parser
 
 
 def install() -> bool:
@@ -134,7 +136,7 @@ def generate(parser: Lark | None = None) -> dict[str, Any]:
             or options.parser != "lalr"):
         raise RuntimeError("celpy builds its CEL parser with options this module does not know; "
                            "update fakekube.machinery.cel_parser.load()")
-    lalr = parser.parser.parser  # type: ignore[attr-defined]  # ParsingFrontend -> LALR_Parser
+    lalr = parser.parser.parser  # ParsingFrontend -> LALR_Parser
     table = lalr._parse_table
     lalr._parse_table = _canonical(table)  # serialize the canonical numbering, then put it back
     try:
@@ -196,8 +198,9 @@ def _canonical(table: Any) -> Any:
         for token in sorted(actions):
             action, arg = actions[token]
             row[token] = (Shift, order[arg]) if action is Shift else (action, arg)
-    return IntParseTable(states, {k: order[v] for k, v in sorted(table.start_states.items())},
-                         {k: order[v] for k, v in sorted(table.end_states.items())})
+    return IntParseTable(  # type: ignore[no-untyped-call]  # lark leaves IntParseTable.__init__ unannotated
+        states, {k: order[v] for k, v in sorted(table.start_states.items())},
+        {k: order[v] for k, v in sorted(table.end_states.items())})
 
 
 def _encode(v: Any) -> Any:

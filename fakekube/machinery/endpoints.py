@@ -28,7 +28,8 @@ def in_endpoints(pod: dict[str, Any]) -> bool:
 def endpoint_address(pod: dict[str, Any]) -> str | None:
     """The address of the pod's endpoint: ``status.podIP``, else the first of ``status.podIPs``."""
     status = pod.get("status") or {}
-    return status.get("podIP") or (status.get("podIPs") or [{}])[0].get("ip")
+    address: str | None = status.get("podIP") or (status.get("podIPs") or [{}])[0].get("ip")
+    return address
 
 
 def serving(status: dict[str, Any]) -> bool:

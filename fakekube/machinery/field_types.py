@@ -143,17 +143,17 @@ def _from_openapi(s: Mapping[str, Any], *, resource: bool = False) -> FieldType:
     kind = s.get("type")
     if kind == "array":
         items = s.get("items")
-        elem = _from_openapi(items) if isinstance(items, Mapping) else DEDUCED
+        item = _from_openapi(items) if isinstance(items, Mapping) else DEDUCED
         list_type = s.get("x-kubernetes-list-type")
         if list_type is None and "merge" in str(s.get("x-kubernetes-patch-strategy") or "").split(","):
             key = s.get("x-kubernetes-patch-merge-key")
-            return FieldType(LIST, elem=elem, associative=True, keys=(str(key),) if key else ())
+            return FieldType(LIST, elem=item, associative=True, keys=(str(key),) if key else ())
         if list_type == "map":
             keys = tuple(str(k) for k in s.get("x-kubernetes-list-map-keys") or ())
-            return FieldType(LIST, elem=elem, associative=True, keys=keys)
+            return FieldType(LIST, elem=item, associative=True, keys=keys)
         if list_type == "set":
-            return FieldType(LIST, elem=elem, associative=True)
-        return FieldType(LIST, elem=elem, atomic=True)
+            return FieldType(LIST, elem=item, associative=True)
+        return FieldType(LIST, elem=item, atomic=True)
     if kind == "object" or "properties" in s or "additionalProperties" in s or embedded:
         fields = {str(k): _from_openapi(v) for k, v in (s.get("properties") or {}).items()}
         if embedded:

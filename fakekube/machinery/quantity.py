@@ -174,8 +174,8 @@ def _keeps_text(fmt: QuantityFormat, exponent: int, num: str, denom: str, positi
     scale = exponent - len(denom)
     if scale < -9:
         return False
-    shifted = num + denom
-    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+    digits = num + denom
+    return scale % 3 == 0 and not digits.endswith("000") and digits[0] != "0"
 
 
 def parse_quantity(text: str) -> Fraction:

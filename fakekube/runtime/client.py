@@ -84,8 +84,9 @@ class _Verbs:
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> list[dict[str, Any]]:
         """Items only; use ``list_object`` for the ``<Kind>List`` with its resourceVersion."""
-        return self.list_object(kind, namespace, label_selector=label_selector,
-                                field_selector=field_selector)["items"]
+        items: list[dict[str, Any]] = self.list_object(kind, namespace, label_selector=label_selector,
+                                                       field_selector=field_selector)["items"]
+        return items
 
     def list_object(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
                     field_selector: str | None = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ reading any other raises ``UsageError`` instead of quietly going stale.
 
 from __future__ import annotations
 
+import builtins
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
@@ -50,11 +51,12 @@ def key_of(obj: dict[str, Any]) -> Key:
 def _fields(paths: tuple[tuple[str, ...], ...]) -> Fields:
     tree: Fields = {}
     for path in sorted(paths, key=len):  # a field declared whole covers every path below it
-        node: Fields | None = tree
+        node = tree
         for part in path[:-1]:
-            node = node.setdefault(part, {})
-            if node is None:
+            below = node.setdefault(part, {})
+            if below is None:  # a field declared whole above
                 break
+            node = below
         else:
             node[path[-1]] = None
     return tree
@@ -353,10 +355,10 @@ class Informer:
     def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
         return self.cache.get((namespace, name))
 
-    def list(self, namespace: str | None = None) -> list[dict[str, Any]]:
+    def list(self, namespace: str | None = None) -> builtins.list[dict[str, Any]]:
         return [obj for key, obj in sorted(self.cache.items()) if namespace is None or key[0] == namespace]
 
-    def by_index(self, index: str, value: str) -> list[dict[str, Any]]:
+    def by_index(self, index: str, value: str) -> builtins.list[dict[str, Any]]:
         """Objects whose indexer returned ``value``, in (namespace, name) order.
 
         Safe to call from another thread than the one delivering events (a webhook server's

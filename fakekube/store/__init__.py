@@ -16,6 +16,7 @@ and the API server copies on the way in and out.
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -59,7 +60,7 @@ class _Table:
     __slots__ = ("by_label", "history", "indexed_keys", "objects", "oldest_rv")
 
     def __init__(self, history_limit: int) -> None:
-        self.objects: SortedDict = SortedDict()
+        self.objects: SortedDict[Key, dict[str, Any]] = SortedDict()
         #: ``(label key, value)`` -> the keys of the objects carrying it, for the label keys in
         #: :attr:`indexed_keys` only (those some list has selected on).
         self.by_label: dict[tuple[str, str], dict[Key, None]] = {}
@@ -138,7 +139,7 @@ class Store:
     def list(self, resource: str, namespace: str | None = None, *,
              label_terms: Iterable[tuple[str, str]] = (),
              label_groups: Iterable[Iterable[tuple[str, str]]] = (),
-             predicate: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+             predicate: Callable[[dict[str, Any]], bool] | None = None) -> builtins.list[dict[str, Any]]:
         """Objects of ``resource`` in key order.
 
         ``label_terms`` are ``(key, value)`` pairs every result must carry; ``label_groups`` are
@@ -155,7 +156,7 @@ class Store:
         return [obj for obj in candidates if predicate(obj)]
 
     def _candidates(self, table: _Table, namespace: str | None,
-                    groups: list[tuple[tuple[str, str], ...]]) -> Iterator[dict[str, Any]]:
+                    groups: builtins.list[tuple[tuple[str, str], ...]]) -> Iterator[dict[str, Any]]:
         if groups:
             for group in groups:
                 for label, _ in group:
@@ -169,20 +170,19 @@ class Store:
             if not best:
                 return iter(())
             found = best[0] if len(best) == 1 else set().union(*best)
-            keys = sorted(k for k in found if namespace is None or k[0] == namespace)
             objects = table.objects
-            return (objects[k] for k in keys)
+            return (objects[k] for k in sorted(k for k in found if namespace is None or k[0] == namespace))
         if namespace is None:
             return iter(table.objects.values())
-        keys = table.objects.irange((namespace, ""), (namespace + "\x00", ""), inclusive=(True, False))
+        in_namespace = table.objects.irange((namespace, ""), (namespace + "\x00", ""), inclusive=(True, False))
         objects = table.objects
-        return (objects[k] for k in keys)
+        return (objects[k] for k in in_namespace)
 
-    def dependents(self, owner_uid: str) -> list[tuple[str, str, str]]:
+    def dependents(self, owner_uid: str) -> builtins.list[tuple[str, str, str]]:
         """``(resource, namespace, name)`` of every object with an ownerReference to ``owner_uid``."""
         return list(self._by_owner.get(owner_uid, ()))
 
-    def resources(self) -> list[str]:
+    def resources(self) -> builtins.list[str]:
         return sorted(self._tables)
 
     # ------------------------------------------------------------------ writes
@@ -214,7 +214,7 @@ class Store:
         if old is None:
             table.objects[key] = obj
         else:  # the key is in the sorted key list already: only the mapping changes
-            dict.__setitem__(table.objects, key, obj)
+            dict.__setitem__(table.objects, key, obj)  # type: ignore[index]  # a dict at run time (stubs: MutableMapping)
         if relabel:
             table.index(key, obj)
         if reown:
@@ -278,7 +278,7 @@ class Store:
         self._listeners.append((resource, listener))
         self._listeners_of.clear()
 
-    def history_since(self, resource: str, rv: int) -> list[StoredEvent]:
+    def history_since(self, resource: str, rv: int) -> builtins.list[StoredEvent]:
         """Every change of ``resource`` with a revision greater than ``rv``, oldest first.
 
         Raises ``Gone`` when ``rv`` is older than the retained window, as etcd compaction does.
@@ -286,7 +286,7 @@ class Store:
         table = self._table(resource)
         if rv < table.oldest_rv:
             raise Gone(f"too old resource version: {rv} ({table.oldest_rv})")
-        out: list[StoredEvent] = []
+        out: builtins.list[StoredEvent] = []
         for event in reversed(table.history):
             if event.rv <= rv:
                 break

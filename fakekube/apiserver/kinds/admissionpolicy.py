@@ -21,6 +21,7 @@ from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
 from fakekube.errors import FieldError
+from fakekube.machinery.objects import list_field
 
 __all__ = ["install"]
 
@@ -66,7 +67,7 @@ class PolicyStrategy(Strategy):
             errors.append(FieldError.required("spec.matchConstraints"))
         elif not match.get("resourceRules"):
             errors.append(FieldError.required("spec.matchConstraints.resourceRules"))
-        validations = spec.get("validations") if isinstance(spec.get("validations"), list) else []
+        validations = list_field(spec, "validations")
         if not validations and not spec.get("auditAnnotations"):
             errors.append(FieldError.required("spec.validations",
                                               "validations or auditAnnotations must contain at least one item"))
@@ -87,7 +88,7 @@ class BindingStrategy(Strategy):
         errors: list[FieldError] = []
         if not spec.get("policyName"):
             errors.append(FieldError.required("spec.policyName"))
-        actions = spec.get("validationActions") if isinstance(spec.get("validationActions"), list) else []
+        actions = list_field(spec, "validationActions")
         if not actions:
             errors.append(FieldError.required("spec.validationActions", "at least one validation action is required"))
         seen: list[Any] = []

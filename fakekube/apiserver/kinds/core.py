@@ -10,6 +10,7 @@ from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
 from fakekube.errors import FieldError
 from fakekube.machinery import validation as v
+from fakekube.machinery.objects import dict_field
 
 __all__ = ["install"]
 
@@ -42,7 +43,7 @@ class NamespaceStrategy(Strategy):
     namespace ``Terminating``, and it goes once ``spec.finalizers`` (and ``metadata.finalizers``)
     are empty. Content removal is the namespace controller's (``fakekube.components``)."""
 
-    name_rule = staticmethod(v.name_is_dns_label)  # type: ignore[assignment]
+    name_rule = staticmethod(v.name_is_dns_label)
     tracks_generation = False
     return_deleted_object = True
 
@@ -55,7 +56,7 @@ class NamespaceStrategy(Strategy):
             meta["labels"] = {**labels, LABEL_METADATA_NAME: name}
 
     def prepare_for_create(self, obj: dict[str, Any], ctx: Context) -> None:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = dict_field(obj, "spec")
         finalizers = list(spec.get("finalizers") or [])
         if FINALIZER_KUBERNETES not in finalizers:
             finalizers.append(FINALIZER_KUBERNETES)
@@ -69,7 +70,7 @@ class NamespaceStrategy(Strategy):
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
         """Main resource: ``spec.finalizers`` keeps its value (status is kept by the server).
         ``/finalize``: the request's ``spec.finalizers``, stored without an empty list (omitempty)."""
-        spec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
+        spec = dict_field(new, "spec")
         if ctx.subresource == "finalize":
             new["spec"] = {k: val for k, val in spec.items() if k != "finalizers" or val}
             return
@@ -85,7 +86,7 @@ class NamespaceStrategy(Strategy):
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> None:
         super().prepare_for_status_update(new, old, ctx)
-        status = new.get("status") if isinstance(new.get("status"), dict) else {}
+        status = dict_field(new, "status")
         if not status.get("phase"):  # SetDefaults_NamespaceStatus
             new["status"] = {**status, "phase": "Active"}
 
@@ -118,7 +119,7 @@ class NodeStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """``validateNodeTaints``: each taint's key a label name, its value a label value, its
         effect one of the three."""
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = dict_field(obj, "spec")
         errors: list[FieldError] = []
         for i, taint in enumerate(spec.get("taints") or []):
             if not isinstance(taint, dict):
@@ -148,7 +149,7 @@ class ServiceStrategy(Strategy):
     """Services; ClusterIPs come from 10.96.0.0/12 in allocation order (10.96.0.1 is reserved
     for the ``kubernetes`` Service, as on a real cluster)."""
 
-    name_rule = staticmethod(v.name_is_dns1035_label)  # type: ignore[assignment]
+    name_rule = staticmethod(v.name_is_dns1035_label)
     tracks_generation = False
 
     def __init__(self) -> None:

@@ -20,6 +20,7 @@ from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
 from fakekube.errors import ErrorType, FieldError, Invalid, ResourceName
+from fakekube.machinery.objects import dict_field
 from fakekube.machinery.openapi import StructuralSchema
 from fakekube.store import DELETED, StoredEvent
 
@@ -47,7 +48,7 @@ class CustomResourceStrategy(Strategy):
         if not type_errors:
             type_errors = self.schema.type_errors(pruned)
         if type_errors and self.names is not None:
-            meta = pruned.get("metadata") if isinstance(pruned.get("metadata"), dict) else {}
+            meta = dict_field(pruned, "metadata")
             name = meta.get("name") or meta.get("generateName") or ""
             raise Invalid.for_object(self.names, name if isinstance(name, str) else "", type_errors)
         obj.clear()

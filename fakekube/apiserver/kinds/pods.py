@@ -17,7 +17,7 @@ __all__ = ["SCHEDULING_GATED_MESSAGE", "PodStrategy", "install", "set_condition"
 
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
-DEFAULT_TOLERATIONS = (
+DEFAULT_TOLERATIONS: tuple[dict[str, Any], ...] = (
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
     {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
 )

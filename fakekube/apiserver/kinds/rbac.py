@@ -22,6 +22,7 @@ from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Strategy
 from fakekube.errors import FieldError
 from fakekube.machinery import validation as v
+from fakekube.machinery.objects import dict_field, list_field
 
 __all__ = ["GROUP", "install", "path_segment_name"]
 
@@ -38,30 +39,25 @@ def path_segment_name(name: str, prefix: bool) -> list[str]:
     return [f"may not contain '{bad}'" for bad in _NAME_MAY_NOT_CONTAIN if bad in name]
 
 
-def _list(obj: dict[str, Any], key: str) -> list[Any]:
-    value = obj.get(key)
-    return value if isinstance(value, list) else []
-
-
 def _rule_errors(rule: Any, namespaced: bool, path: str) -> list[FieldError]:
     """``ValidatePolicyRule``."""
     if not isinstance(rule, dict):
         return [FieldError.invalid(path, rule, "must be an object")]
     errors: list[FieldError] = []
-    if not _list(rule, "verbs"):
+    if not list_field(rule, "verbs"):
         errors.append(FieldError.required(f"{path}.verbs", "verbs must contain at least one value"))
-    urls = _list(rule, "nonResourceURLs")
+    urls = list_field(rule, "nonResourceURLs")
     if urls:
         if namespaced:
             errors.append(FieldError.invalid(f"{path}.nonResourceURLs", urls,
                                              "namespaced rules cannot apply to non-resource URLs"))
-        if _list(rule, "apiGroups") or _list(rule, "resources") or _list(rule, "resourceNames"):
+        if list_field(rule, "apiGroups") or list_field(rule, "resources") or list_field(rule, "resourceNames"):
             errors.append(FieldError.invalid(f"{path}.nonResourceURLs", urls,
                                              "rules cannot apply to both regular resources and non-resource URLs"))
         return errors
-    if not _list(rule, "apiGroups"):
+    if not list_field(rule, "apiGroups"):
         errors.append(FieldError.required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
-    if not _list(rule, "resources"):
+    if not list_field(rule, "resources"):
         errors.append(FieldError.required(f"{path}.resources", "resource rules must supply at least one resource"))
     return errors
 
@@ -91,7 +87,7 @@ def _subject_errors(subject: Any, namespaced: bool, path: str) -> list[FieldErro
 
 
 class _RbacStrategy(Strategy):
-    name_rule = staticmethod(path_segment_name)  # type: ignore[assignment]
+    name_rule = staticmethod(path_segment_name)
     tracks_generation = False
 
 
@@ -102,7 +98,7 @@ class RoleStrategy(_RbacStrategy):
         self.namespaced = namespaced
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errors = [e for i, rule in enumerate(_list(obj, "rules"))
+        errors = [e for i, rule in enumerate(list_field(obj, "rules"))
                   for e in _rule_errors(rule, self.namespaced, f"rules[{i}]")]
         aggregation = obj.get("aggregationRule")
         if not self.namespaced and aggregation is not None:
@@ -127,12 +123,12 @@ class BindingStrategy(_RbacStrategy):
         ref = obj.get("roleRef")
         if isinstance(ref, dict) and not ref.get("apiGroup"):
             ref["apiGroup"] = GROUP
-        for subject in _list(obj, "subjects"):
+        for subject in list_field(obj, "subjects"):
             if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
                 subject["apiGroup"] = GROUP
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), dict) else {}
+        ref = dict_field(obj, "roleRef")
         errors: list[FieldError] = []
         if ref.get("apiGroup") != GROUP:
             errors.append(FieldError.not_supported("roleRef.apiGroup", ref.get("apiGroup") or "", [GROUP]))
@@ -143,7 +139,7 @@ class BindingStrategy(_RbacStrategy):
             errors.append(FieldError.required("roleRef.name"))
         else:
             errors += [FieldError.invalid("roleRef.name", name, msg) for msg in path_segment_name(name, False)]
-        errors += [e for i, subject in enumerate(_list(obj, "subjects"))
+        errors += [e for i, subject in enumerate(list_field(obj, "subjects"))
                    for e in _subject_errors(subject, self.namespaced, f"subjects[{i}]")]
         return errors
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, parse_time
+from fakekube.machinery.objects import meta_of
 
-from .pods import meta_of, pod_condition, time_or_none
+from .pods import pod_condition, time_or_none
 
 DEFAULT_POD_FAILURE_BACKOFF: SimTime = 10 * SECOND
 MAX_POD_FAILURE_BACKOFF: SimTime = 600 * SECOND

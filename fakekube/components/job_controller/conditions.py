@@ -6,23 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube._core.clock import SimTime, format_time
+from fakekube.machinery.objects import Condition
 from fakekube.runtime.events import NORMAL, WARNING, EventRecorder
 
 from .pods import spec_of
 
 
-def new_condition(ctype: str, status: str, reason: str, message: str, now: SimTime) -> dict[str, Any]:
+def new_condition(ctype: str, status: str, reason: str, message: str, now: SimTime) -> Condition:
     """``newCondition``: both times set to now."""
     stamp = format_time(now)
     return {"type": ctype, "status": status, "lastProbeTime": stamp, "lastTransitionTime": stamp,
             "reason": reason, "message": message}
-
-
-def find_condition(status: dict[str, Any], ctype: str) -> dict[str, Any] | None:
-    for cond in status.get("conditions") or ():
-        if cond.get("type") == ctype:
-            return cond
-    return None
 
 
 def ensure_condition(status: dict[str, Any], ctype: str, cstatus: str, reason: str, message: str,
@@ -43,11 +37,11 @@ def ensure_condition(status: dict[str, Any], ctype: str, cstatus: str, reason: s
     return False
 
 
-def is_success_criteria(cond: dict[str, Any] | None) -> bool:
+def is_success_criteria(cond: Condition | None) -> bool:
     return cond is not None and cond.get("type") == "SuccessCriteriaMet"
 
 
-def enact_job_finished(job: dict[str, Any], finished: dict[str, Any] | None, terminating: int,
+def enact_job_finished(job: dict[str, Any], finished: Condition | None, terminating: int,
                        now: SimTime) -> bool:
     """``enactJobFinished``: add the terminal condition ``finished`` to ``job``'s status once
     nothing is uncounted or ``terminating``."""
@@ -64,7 +58,7 @@ def enact_job_finished(job: dict[str, Any], finished: dict[str, Any] | None, ter
         status["completionTime"] = finished["lastTransitionTime"]
     return True
 
-def record_job_finished(recorder: EventRecorder, job: dict[str, Any], finished: dict[str, Any] | None) -> None:
+def record_job_finished(recorder: EventRecorder, job: dict[str, Any], finished: Condition | None) -> None:
     """``recordJobFinished``: the Completed / failure-reason event."""
     if finished is None:
         return

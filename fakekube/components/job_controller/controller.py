@@ -12,12 +12,13 @@ from fakekube._core.clock import SECOND, SimTime, format_time, parse_time
 from fakekube._core.jsonutil import copier, deep_copy
 from fakekube.apiserver.kinds.jobs import JOB_CONTROLLER_NAME, condition_true, is_job_finished
 from fakekube.errors import ApiError, NotFound, SimulationError
+from fakekube.machinery.objects import OwnerReference, controller_ref, find_condition, meta_of
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.controller import Backoff, Result
 from fakekube.runtime.events import NORMAL, WARNING
 
 from .backoff import BackoffRecord, new_backoff_record, remaining_backoff
-from .conditions import ensure_condition, find_condition, new_condition
+from .conditions import ensure_condition, new_condition
 from .indexed import (
     INDEX_FAILURE_COUNT,
     INDEX_IGNORED_FAILURE_COUNT,
@@ -38,12 +39,10 @@ from .pods import (
     Key,
     active_pods_order,
     completion_index,
-    controller_ref,
     is_indexed,
     is_ready,
     is_suspended,
     job_controller_uid,
-    meta_of,
     only_replace_failed_pods,
     per_index,
     pod_key,
@@ -136,7 +135,7 @@ class JobController(FinalizerTracking):
             passed = self.rt.now - parse_time(start)
             self.queue.enqueue(key, ads * SECOND - passed)
 
-    def _resolve(self, namespace: str, ref: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _resolve(self, namespace: str, ref: OwnerReference | None) -> dict[str, Any] | None:
         """``resolveControllerRef``: the cached Job named by ``ref`` if its UID matches."""
         if ref is None or ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
             return None
@@ -152,7 +151,7 @@ class JobController(FinalizerTracking):
         meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or ""
         refs = meta.get("ownerReferences")
-        ref: dict[str, Any] | None = None
+        ref: OwnerReference | None = None
         for owner in refs or ():  # controller_ref(pod), inlined: every pod event asks
             if owner.get("controller"):
                 ref = owner
@@ -167,7 +166,7 @@ class JobController(FinalizerTracking):
             return
         # updatePod looks at the old controller only when the controllerRef changed (an unchanged
         # one resolves to the same Job as the current one, or to none).
-        old_ref: dict[str, Any] | None = None
+        old_ref: OwnerReference | None = None
         ref_changed = False
         if event == "MODIFIED" and old is not None and (old.get("metadata") or {}).get("ownerReferences") is not refs:
             old_ref = controller_ref(old)
@@ -327,8 +326,8 @@ class JobController(FinalizerTracking):
         ctx.backoff = new_backoff_record(self._backoff.get(key), new_succeeded, new_failed)
 
         # Finish detection, in upstream order.
-        success = find_condition(status, "SuccessCriteriaMet")
-        target = find_condition(status, "FailureTarget")
+        success = find_condition(status.get("conditions"), "SuccessCriteriaMet")
+        target = find_condition(status.get("conditions"), "FailureTarget")
         if success is not None and success.get("status") == "True":
             ctx.finished_condition = new_condition("Complete", "True", success.get("reason") or "",
                                                    success.get("message") or "", now)

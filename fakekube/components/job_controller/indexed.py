@@ -10,6 +10,7 @@ from typing import Any
 
 from fakekube._core.clock import SimTime
 from fakekube.apiserver.kinds.jobs import IndexSet
+from fakekube.machinery.objects import meta_of
 
 from .backoff import finished_time, remaining_backoff
 from .pod_failure_policy import match_pod_failure_policy
@@ -19,7 +20,6 @@ from .pods import (
     completion_index,
     is_pod_failed,
     is_terminating,
-    meta_of,
     only_replace_failed_pods,
     phase_of,
     spec_of,

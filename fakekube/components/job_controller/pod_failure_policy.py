@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .pods import is_pod_failed, meta_of, spec_of
+from fakekube.machinery.objects import Condition, meta_of
+
+from .pods import is_pod_failed, spec_of
 
 
 def _match_on_exit_codes(pod: dict[str, Any], req: dict[str, Any]) -> dict[str, Any] | None:
     """``matchOnExitCodes``: containers first, then init containers; non-zero exits only."""
     status = pod.get("status") or {}
-    for statuses in (status.get("containerStatuses") or [], status.get("initContainerStatuses") or []):
+    containers: list[dict[str, Any]] = status.get("containerStatuses") or []
+    init_containers: list[dict[str, Any]] = status.get("initContainerStatuses") or []
+    for statuses in (containers, init_containers):
         for cs in statuses:
             terminated = (cs.get("state") or {}).get("terminated")
             if terminated is None:
@@ -30,8 +34,9 @@ def _match_on_exit_codes(pod: dict[str, Any], req: dict[str, Any]) -> dict[str, 
     return None
 
 
-def _match_on_pod_conditions(pod: dict[str, Any], patterns: list[dict[str, Any]]) -> dict[str, Any] | None:
-    for cond in (pod.get("status") or {}).get("conditions") or ():
+def _match_on_pod_conditions(pod: dict[str, Any], patterns: list[dict[str, Any]]) -> Condition | None:
+    conditions: list[Condition] | None = (pod.get("status") or {}).get("conditions")
+    for cond in conditions or ():
         for pattern in patterns:
             if cond.get("type") == pattern.get("type") and cond.get("status") == (pattern.get("status") or "True"):
                 return cond

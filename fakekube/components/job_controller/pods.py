@@ -5,9 +5,11 @@ and the small readers of ``job_controller.go`` (``isPodFailed``, ``onlyReplaceFa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fakekube._core.clock import SimTime, parse_time
+from fakekube.machinery.objects import Condition, controller_ref, find_condition, meta_of
 
 Key = tuple[str, str]
 
@@ -16,10 +18,6 @@ POD_INDEX = "job-controller/controller-uid"
 UNKNOWN_INDEX = -1
 
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def meta_of(obj: dict[str, Any]) -> dict[str, Any]:
-    return obj.get("metadata") or {}
 
 
 def phase_of(pod: dict[str, Any]) -> str:
@@ -32,28 +30,19 @@ def is_terminating(pod: dict[str, Any]) -> bool:
             and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
 
 
-def pod_condition(pod: dict[str, Any], ctype: str) -> dict[str, Any] | None:
-    for cond in (pod.get("status") or {}).get("conditions") or ():
-        if cond.get("type") == ctype:
-            return cond
-    return None
+def pod_condition(pod: dict[str, Any], ctype: str) -> Condition | None:
+    return find_condition((pod.get("status") or {}).get("conditions"), ctype)
 
 
 def is_ready(pod: dict[str, Any]) -> bool:
-    for cond in (pod.get("status") or {}).get("conditions") or ():  # pod_condition(pod, "Ready"), inlined
+    conditions: list[Condition] | None = (pod.get("status") or {}).get("conditions")
+    for cond in conditions or ():  # pod_condition(pod, "Ready"), inlined
         if cond.get("type") == "Ready":
             return cond.get("status") == "True"
     return False
 
 
-def controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if ref.get("controller"):
-            return ref
-    return None
-
-
-def job_controller_uid(pod: dict[str, Any]) -> list[str]:
+def job_controller_uid(pod: Mapping[str, Any]) -> list[str]:
     """The pods informer index: the UID of the controlling batch/v1 Job, if any."""
     ref = controller_ref(pod)
     if ref is not None and ref.get("kind") == "Job" and ref.get("apiVersion") == "batch/v1" and ref.get("uid"):

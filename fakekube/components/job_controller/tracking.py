@@ -14,6 +14,7 @@ from typing import Any
 from fakekube._core.jsonutil import deep_copy
 from fakekube.apiserver.kinds.jobs import IndexSet, condition_true
 from fakekube.errors import ApiError, NotFound
+from fakekube.machinery.objects import Condition, meta_of
 from fakekube.runtime._shared_client import SharedClient
 from fakekube.runtime.context import Runtime
 from fakekube.runtime.events import EventRecorder
@@ -27,7 +28,6 @@ from .pods import (
     completion_index,
     is_indexed,
     is_pod_failed,
-    meta_of,
     per_index,
     phase_of,
     pod_key,
@@ -61,7 +61,7 @@ class SyncCtx:
     already expected (``expectedRmFinalizers``), in pod order: what every
     ``getValidPodsWithFilter`` pass starts from."""
     backoff: BackoffRecord
-    finished_condition: dict[str, Any] | None = None
+    finished_condition: Condition | None = None
     prev_succeeded_indexes: IndexSet = field(default_factory=IndexSet)
     succeeded_indexes: IndexSet = field(default_factory=IndexSet)
     failed_indexes: IndexSet | None = None

@@ -173,7 +173,7 @@ def _flavor_matches_pod(spec: dict[str, Any], flavor_labels: dict[str, str]) -> 
             return False
     required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution") or {}
-    terms = []
+    terms: list[list[dict[str, Any]]] = []  # each term's match expressions on the flavor's label keys
     for term in required.get("nodeSelectorTerms") or []:
         exprs = [e for e in term.get("matchExpressions") or [] if e.get("key") in keys]
         if not exprs:

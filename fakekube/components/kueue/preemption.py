@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import constants as c
 from . import workload as wlutil
@@ -60,7 +60,7 @@ class _Ctx:
     now: str
 
 
-def preemption_message(preemptor: dict, reason: str, preemptor_path: str, preemptee_path: str) -> str:
+def preemption_message(preemptor: dict[str, Any], reason: str, preemptor_path: str, preemptee_path: str) -> str:
     uid = preemptor["metadata"].get("uid") or "UNKNOWN"
     job_uid = (preemptor["metadata"].get("labels") or {}).get(c.JOB_UID_LABEL) or "UNKNOWN"
     return (f"Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to "
@@ -75,7 +75,7 @@ def cq_path(cq: SnapshotCQ) -> str:
     return "/" + "/".join(reversed(parts))
 
 
-def _satisfies_policy(ctx: _Ctx, candidate: dict, policy: str) -> bool:
+def _satisfies_policy(ctx: _Ctx, candidate: dict[str, Any], policy: str) -> bool:
     p, q = wlutil.priority(ctx.preemptor.obj), wlutil.priority(candidate)
     lower = p > q
     if policy == c.PREEMPTION_LOWER_PRIORITY:
@@ -174,15 +174,17 @@ def _candidate_order(ctx: _Ctx, a: _Candidate, b: _Candidate) -> int:
     ta, tb = _reservation_time(a.info.obj, ctx.now), _reservation_time(b.info.obj, ctx.now)
     if ta != tb:
         return -1 if ta > tb else 1
-    ua, ub = a.info.obj["metadata"].get("uid", ""), b.info.obj["metadata"].get("uid", "")
+    ua: str = a.info.obj["metadata"].get("uid", "")
+    ub: str = b.info.obj["metadata"].get("uid", "")
     return (ua > ub) - (ua < ub)
 
 
-def _reservation_time(wl: dict, now: str) -> str:
+def _reservation_time(wl: dict[str, Any], now: str) -> str:
     cond = wlutil.find_condition(wl, c.WORKLOAD_QUOTA_RESERVED)
     if cond is None or cond.get("status") != "True":
         return now
-    return cond.get("lastTransitionTime", now)
+    reserved_at: str = cond.get("lastTransitionTime", now)
+    return reserved_at
 
 
 def _valid(ctx: _Ctx, cand: _Candidate, borrow: bool) -> bool:
@@ -225,7 +227,10 @@ def _classical(ctx: _Ctx) -> list[Target]:
     if (ctx.cq.state.preemption.get("withinClusterQueue") or c.PREEMPTION_NEVER) != c.PREEMPTION_NEVER:
         same = _from_cq(ctx, ctx.cq, None, False)
     hierarchy, priority = _hierarchical_candidates(ctx)
-    order = functools.cmp_to_key(lambda a, b: _candidate_order(ctx, a, b))
+    def compare(a: _Candidate, b: _Candidate) -> int:
+        return _candidate_order(ctx, a, b)
+
+    order = functools.cmp_to_key(compare)
     for group in (same, hierarchy, priority):
         group.sort(key=order)
 

@@ -187,14 +187,13 @@ def queue_order_timestamp(wl: dict[str, Any], requeuing_timestamp: str) -> str:
     """``Ordering.GetQueueOrderTimestamp``: the eviction time after a PodsReady timeout (with
     the Eviction strategy) or an admission check, else the creation time. (Times compare as
     their RFC 3339 text: the fake writes them all in one width.)"""
-    if requeuing_timestamp == "Eviction":
-        cond = is_evicted_by_pods_ready_timeout(wl)
-        if cond is not None:
-            return cond["lastTransitionTime"]
-    cond = find_condition(wl, c.WORKLOAD_EVICTED)
-    if cond is not None and cond.get("status") == "True" and cond.get("reason") == c.EVICTED_BY_ADMISSION_CHECK:
-        return cond["lastTransitionTime"]
-    return wl["metadata"].get("creationTimestamp", "")
+    evicted = is_evicted_by_pods_ready_timeout(wl) if requeuing_timestamp == "Eviction" else None
+    if evicted is None:
+        cond = find_condition(wl, c.WORKLOAD_EVICTED)
+        if cond is not None and cond.get("status") == "True" and cond.get("reason") == c.EVICTED_BY_ADMISSION_CHECK:
+            evicted = cond
+    stamp: str = wl["metadata"].get("creationTimestamp", "") if evicted is None else evicted["lastTransitionTime"]
+    return stamp
 
 
 # ---------------------------------------------------------------------------------- mutations

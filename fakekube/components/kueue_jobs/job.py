@@ -8,9 +8,11 @@ queues the Jobs its owner controls (child Jobs of a managed JobSet, say).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fakekube.errors import FieldError
+from fakekube.machinery.objects import controller_ref, meta_of
 
 from . import constants as k
 from .interface import GenericJob, Integration
@@ -256,8 +258,8 @@ def validate_update(old: GenericJob, new: GenericJob) -> list[FieldError]:
     return errors
 
 
-def _owner_uids(job: dict[str, Any]) -> list[str]:
-    return [ref["uid"] for ref in job["metadata"].get("ownerReferences") or () if ref.get("uid")]
+def _owner_uids(job: Mapping[str, Any]) -> list[str]:
+    return [ref["uid"] for ref in meta_of(job).get("ownerReferences") or () if ref.get("uid")]
 
 
 def _setup(reconciler: JobReconciler) -> None:
@@ -268,7 +270,7 @@ def _setup(reconciler: JobReconciler) -> None:
     def on_workload(event: str, wl: dict[str, Any], old: dict[str, Any] | None) -> None:
         if event == "DELETED":
             return
-        owner = next((r for r in wl["metadata"].get("ownerReferences") or () if r.get("controller")), None)
+        owner = controller_ref(wl)
         if owner is None:
             return
         namespace = wl["metadata"].get("namespace") or ""

@@ -85,7 +85,8 @@ def has_condition_with_type_and_reason(wl: Workload, cond: dict[str, Any]) -> bo
 
 def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
     """``metav1.GetControllerOf``."""
-    for ref in obj["metadata"].get("ownerReferences") or ():
+    refs: list[dict[str, Any]] = obj["metadata"].get("ownerReferences") or []
+    for ref in refs:
         if ref.get("controller"):
             return ref
     return None

@@ -141,7 +141,7 @@ class _Domains:
     """
 
     guards: _Guards = field(default_factory=_Guards)
-    order: SortedList = field(default_factory=SortedList)
+    order: SortedList[tuple[NodeKey, str]] = field(default_factory=SortedList)
     listed: dict[str, NodeKey] = field(default_factory=dict)
     stale: dict[str, None] = field(default_factory=dict)
 
@@ -161,8 +161,8 @@ class Indexes(Filters):
         # ``_nodes_by_label[pair]`` (never empty); for a topology key ``k`` in ``_domains``,
         # every label ``(k, v)`` has its order, ``_domains[k].guards`` holds the terms on ``k``
         # of the pods in ``_domain_anti``, and every unguarded domain is listed or stale.
-        self._order: SortedList | None = None
-        self._label_orders: dict[Pair, SortedList] = {}
+        self._order: SortedList[NodeKey] | None = None
+        self._label_orders: dict[Pair, SortedList[NodeKey]] = {}
         self._domains: dict[str, _Domains] = {}
         self._priorities: dict[int, int] = {}  # priority -> how many bound pods have it
 
@@ -316,13 +316,13 @@ class Indexes(Filters):
         if domains is not None:
             domains.stale[pair[1]] = None
 
-    def _all_order(self) -> SortedList:
+    def _all_order(self) -> SortedList[NodeKey]:
         """Every node's key, in order."""
         if self._order is None:
             self._order = SortedList(node.key for node in self._nodes.values())
         return self._order
 
-    def _label_order(self, pair: Pair) -> SortedList:
+    def _label_order(self, pair: Pair) -> SortedList[NodeKey]:
         """The keys of the nodes labelled ``pair``, in order."""
         order = self._label_orders.get(pair)
         if order is None:

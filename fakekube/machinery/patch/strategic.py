@@ -534,7 +534,8 @@ def _merged(target: dict[str, Any], patch: dict[str, Any], schema: MergeSchema, 
         merged = _merge_map(_copy_along(target, patch) if share else deep_copy(target), deep_copy(patch), schema)
     except _SmpError as exc:
         raise _smp_api_error(exc) from None
-    return _strip_along(merged, patch) if share else _strip_directives(merged)
+    stripped: dict[str, Any] = _strip_along(merged, patch) if share else _strip_directives(merged)
+    return stripped
 
 
 def _primitive_deletion(target: dict[str, Any], patch: dict[str, Any], schema: MergeSchema) -> dict[str, Any] | None:
