@@ -65,12 +65,13 @@ from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.field_manager import FIELD_VALIDATIONS
 from fakekube.apiserver.kinds import install_builtin_kinds
-from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
+from fakekube.apiserver.server import ApiServer, WatchEvent
 from fakekube.errors import BadRequest, NotFound, UsageError
 from fakekube.machinery import patch as patching
 from fakekube.machinery import wire
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
+from fakekube.runtime.watch_handle import WatchHandle
 from fakekube.store import Store
 
 if TYPE_CHECKING:
@@ -663,9 +664,9 @@ class WatchStream:
                  label_selector: str | None, field_selector: str | None) -> None:
         self.events: list[WatchEvent] = []
         self.closed = False
-        self._watch: Watch = client.watch(kind, self._deliver, namespace=namespace,
-                                          resource_version=resource_version, label_selector=label_selector,
-                                          field_selector=field_selector)
+        self._watch: WatchHandle = client.watch(kind, self._deliver, namespace=namespace,
+                                                resource_version=resource_version,
+                                                label_selector=label_selector, field_selector=field_selector)
 
     def _deliver(self, event: WatchEvent) -> None:
         if self.closed:

@@ -90,7 +90,7 @@ class RemoteApiServer:
         rt = self.resource(resource)
         path = self.path(rt, namespace if rt.namespaced else None)
         query = self._query(labelSelector=label_selector or None, fieldSelector=field_selector or None)
-        return RemoteWatch(self, path, query, handler, resource_version)
+        return RemoteWatch(self.transport, self.post, path, query, handler, resource_version)
 
     # ------------------------------------------------------------------ writes
     def _write(self, method: str, path: str, body: Any, *, query: dict[str, str], content_type: str = "application/json",
