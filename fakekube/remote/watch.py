@@ -69,7 +69,7 @@ class RemoteWatch:
             self.handler(event)
 
     def _relist(self) -> None:
-        lst = self.transport.request("GET", self.path, query=self.query)
+        lst = self.transport.request_object("GET", self.path, query=self.query)
         items = {_key(o): o for o in lst.get("items") or []}
         kind = str(lst.get("kind", "")).removesuffix("List")
         events = [WatchEvent("DELETED", obj) for key, obj in sorted(self.known.items()) if key not in items]
