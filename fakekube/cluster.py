@@ -611,7 +611,8 @@ class FakeCluster:
 
     # ================================================================== HTTP
     def serve(self, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual", speed: float = 1.0,
-              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None, tls: bool = True) -> ClusterServer:
+              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None,
+              tls: bool = True) -> ClusterServer[FakeCluster]:
         """Serve this cluster over HTTP to real clients; use as a context manager.
 
         ``port=0`` picks a free port. ``clock``: ``manual`` (time moves only when the test calls
