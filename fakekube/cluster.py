@@ -486,8 +486,8 @@ class FakeCluster:
         self.run_until_idle()
         return result
 
-    def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
-               grace_period_seconds: int | None = None) -> dict[str, Any]:
+    def delete(self, kind: str, name: str, namespace: str | None = "default", *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None) -> dict[str, Any]:
         _check_names(kind, name, namespace)
         _check_text("propagation_policy (Orphan, Background or Foreground)", propagation_policy, optional=True)
         _check_int("grace_period_seconds", grace_period_seconds, optional=True)
@@ -599,7 +599,7 @@ class FakeCluster:
         self.run_until_idle()
 
     def remove_node(self, name: str) -> None:
-        self.delete("nodes", name, None)  # type: ignore[arg-type]
+        self.delete("nodes", name, None)
 
     def script_pods(self, label_selector: str, *, duration: float | None = None, exit_code: int = 0,
                     ready_after: float | None = None, reason: str | None = None) -> None:
