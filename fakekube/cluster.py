@@ -65,12 +65,13 @@ from fakekube._core.version import KUBERNETES_VERSION
 from fakekube.apiserver.faults import Reactor
 from fakekube.apiserver.field_manager import FIELD_VALIDATIONS
 from fakekube.apiserver.kinds import install_builtin_kinds
-from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
+from fakekube.apiserver.server import ApiServer, WatchEvent
 from fakekube.errors import BadRequest, NotFound, UsageError
 from fakekube.machinery import patch as patching
 from fakekube.machinery import wire
 from fakekube.runtime.client import Client
 from fakekube.runtime.context import Component, Runtime
+from fakekube.runtime.watch_handle import WatchHandle
 from fakekube.store import Store
 
 if TYPE_CHECKING:
@@ -485,8 +486,8 @@ class FakeCluster:
         self.run_until_idle()
         return result
 
-    def delete(self, kind: str, name: str, namespace: str = "default", *, propagation_policy: str | None = None,
-               grace_period_seconds: int | None = None) -> dict[str, Any]:
+    def delete(self, kind: str, name: str, namespace: str | None = "default", *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None) -> dict[str, Any]:
         _check_names(kind, name, namespace)
         _check_text("propagation_policy (Orphan, Background or Foreground)", propagation_policy, optional=True)
         _check_int("grace_period_seconds", grace_period_seconds, optional=True)
@@ -598,7 +599,7 @@ class FakeCluster:
         self.run_until_idle()
 
     def remove_node(self, name: str) -> None:
-        self.delete("nodes", name, None)  # type: ignore[arg-type]
+        self.delete("nodes", name, None)
 
     def script_pods(self, label_selector: str, *, duration: float | None = None, exit_code: int = 0,
                     ready_after: float | None = None, reason: str | None = None) -> None:
@@ -610,7 +611,8 @@ class FakeCluster:
 
     # ================================================================== HTTP
     def serve(self, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual", speed: float = 1.0,
-              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None, tls: bool = True) -> ClusterServer:
+              quiet_ms: float = 50.0, kubeconfig: str | Path | None = None,
+              tls: bool = True) -> ClusterServer[FakeCluster]:
         """Serve this cluster over HTTP to real clients; use as a context manager.
 
         ``port=0`` picks a free port. ``clock``: ``manual`` (time moves only when the test calls
@@ -663,9 +665,9 @@ class WatchStream:
                  label_selector: str | None, field_selector: str | None) -> None:
         self.events: list[WatchEvent] = []
         self.closed = False
-        self._watch: Watch = client.watch(kind, self._deliver, namespace=namespace,
-                                          resource_version=resource_version, label_selector=label_selector,
-                                          field_selector=field_selector)
+        self._watch: WatchHandle = client.watch(kind, self._deliver, namespace=namespace,
+                                                resource_version=resource_version,
+                                                label_selector=label_selector, field_selector=field_selector)
 
     def _deliver(self, event: WatchEvent) -> None:
         if self.closed:

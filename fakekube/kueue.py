@@ -29,6 +29,7 @@ from fakekube.components.kueue_jobs import constants
 from fakekube.components.kueue_jobs.interface import (
     GenericJob,
     Integration,
+    JobClient,
     register_integration,
     registered_integrations,
 )
@@ -39,7 +40,6 @@ from fakekube.components.kueue_jobs.podset import (
     merge_into_template,
     restore_template,
 )
-from fakekube.components.kueue_jobs.reconciler import JobClient
 from fakekube.components.kueue_jobs.setup import JobFramework as _JobFramework
 from fakekube.components.kueue_jobs.setup import options_from_config as _options_from_config
 from fakekube.components.kueue_jobs.setup import setup_job_framework as _setup_job_framework

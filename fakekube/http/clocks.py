@@ -22,14 +22,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from fakekube._core.clock import SECOND, SimTime
 from fakekube._core.served_time import DUE_NOW
 from fakekube.errors import UsageError
-
-if TYPE_CHECKING:
-    from fakekube.cluster import FakeCluster
+from fakekube.http.served import ServedCluster
 
 __all__ = ["CLOCKS", "ClockDriver", "QuiescentClock", "RealtimeClock", "make_clock"]
 
@@ -50,7 +47,7 @@ class ClockDriver:
     #: Virtual seconds that pass by themselves per wall second (sent to clients with every answer).
     rate = 0.0
 
-    def __init__(self, cluster: FakeCluster, lock: threading.RLock) -> None:
+    def __init__(self, cluster: ServedCluster, lock: threading.RLock) -> None:
         self.cluster = cluster
         self.lock = lock
         self._stop = threading.Event()
@@ -152,7 +149,7 @@ class ClockDriver:
 class RealtimeClock(ClockDriver):
     name = "realtime"
 
-    def __init__(self, cluster: FakeCluster, lock: threading.RLock, speed: float) -> None:
+    def __init__(self, cluster: ServedCluster, lock: threading.RLock, speed: float) -> None:
         super().__init__(cluster, lock)
         self.speed = speed
         self.rate = float(speed)
@@ -170,7 +167,7 @@ class RealtimeClock(ClockDriver):
 class QuiescentClock(ClockDriver):
     name = "quiescent"
 
-    def __init__(self, cluster: FakeCluster, lock: threading.RLock, quiet_ms: float) -> None:
+    def __init__(self, cluster: ServedCluster, lock: threading.RLock, quiet_ms: float) -> None:
         super().__init__(cluster, lock)
         self.quiet = quiet_ms / 1000.0
         self.jumps = 0
@@ -199,7 +196,7 @@ class QuiescentClock(ClockDriver):
         self._last_activity = wall()
 
 
-def make_clock(cluster: FakeCluster, lock: threading.RLock, clock: str, *, speed: float = 1.0,
+def make_clock(cluster: ServedCluster, lock: threading.RLock, clock: str, *, speed: float = 1.0,
                quiet_ms: float = 50.0) -> ClockDriver:
     if clock == "manual":
         return ClockDriver(cluster, lock)

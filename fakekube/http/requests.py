@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
-from typing import TYPE_CHECKING, Any, BinaryIO
+from io import BufferedIOBase
+from typing import Any, Protocol
 
 from fakekube.apiserver.field_manager import WriteInfo
 from fakekube.apiserver.resources import ResourceType
@@ -25,13 +27,12 @@ from fakekube.http.custom_resources import crd_for
 from fakekube.http.paging import Pager
 from fakekube.http.pod_logs import read_log
 from fakekube.http.routing import RequestInfo, parse_resource_path
+from fakekube.http.served import ServedCluster
+from fakekube.http.watch import WatchQueue
 from fakekube.machinery import patch as patching
 from fakekube.machinery import wire
 
-if TYPE_CHECKING:
-    from fakekube.http.server import ClusterServer
-
-__all__ = ["MAX_BODY_BYTES", "RequestHandler", "Response"]
+__all__ = ["MAX_BODY_BYTES", "RequestHandler", "RequestServer", "Response"]
 
 #: kube-apiserver's limit on request bodies (``--max-request-bytes`` default, 3 MiB).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -150,10 +151,11 @@ def _decode_yaml(raw: bytes, duplicates: list[str] | None = None) -> Any:
     return value
 
 
-def read_body(headers: Message, rfile: BinaryIO) -> bytes:
+def read_body(headers: Message, rfile: BufferedIOBase) -> bytes:
     """The request body, at most :data:`MAX_BODY_BYTES` (413 past that)."""
     if (headers.get("Transfer-Encoding") or "").lower() == "chunked":
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             size_line = rfile.readline(1024)
             try:
@@ -189,10 +191,36 @@ def _too_large() -> ApiError:
 
 
 # ---------------------------------------------------------------------- the handler
+class RequestServer(Protocol):
+    """What the handler reads of the server it handles requests for (``ClusterServer`` is one)."""
+
+    @property
+    def cluster(self) -> ServedCluster: ...
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The served cluster's lock."""
+        ...
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def closed(self) -> bool:
+        """The server is shutting down: open watch streams end."""
+        ...
+
+    def open_watch(self) -> WatchQueue:
+        """A bounded queue for one watch stream's events, known to the server until closed."""
+        ...
+
+    def close_watch(self, queue: WatchQueue) -> None: ...
+
+
 class RequestHandler:
     """Turns requests into calls on the served cluster's API server."""
 
-    def __init__(self, server: ClusterServer) -> None:
+    def __init__(self, server: RequestServer) -> None:
         self.server = server
         self.cluster = server.cluster
         self.api = server.cluster.api
@@ -200,7 +228,7 @@ class RequestHandler:
         self.pager = Pager()
 
     def handle(self, method: str, path: str, query: dict[str, str], headers: Message,
-               rfile: BinaryIO) -> Response:
+               rfile: BufferedIOBase) -> Response:
         try:
             return self._route(method, path, query, headers, rfile)
         except ApiError as err:
@@ -214,7 +242,7 @@ class RequestHandler:
 
     # ------------------------------------------------------------------ routing
     def _route(self, method: str, path: str, query: dict[str, str], headers: Message,
-               rfile: BinaryIO) -> Response:
+               rfile: BufferedIOBase) -> Response:
         clean = "/" + "/".join(p for p in path.split("/") if p)
         if clean in HEALTH_PATHS or clean.startswith(tuple(p + "/" for p in HEALTH_PATHS)):
             return Response.text("ok")
@@ -236,7 +264,7 @@ class RequestHandler:
         body = read_body(headers, rfile)
         return self._write(rt, info, query, headers, body)
 
-    def _events_v1(self, info: RequestInfo, query: dict[str, str], headers: Message, rfile: BinaryIO) -> Response:
+    def _events_v1(self, info: RequestInfo, query: dict[str, str], headers: Message, rfile: BufferedIOBase) -> Response:
         """``events.k8s.io/v1`` Events: the core ``events`` resource, each object converted on the
         way in and out (:mod:`fakekube.http.events_v1`)."""
         if info.version != events_v1.VERSION or info.subresource is not None \
@@ -271,8 +299,9 @@ class RequestHandler:
             if path in ("/api", "/apis"):
                 version = discovery.aggregated_discovery_version(headers.get("Accept"))
                 if version is not None:
-                    doc = discovery.aggregated_discovery(registry, core=path == "/api", version=version)
-                    return Response(200, _dumps(doc), content_type=discovery.aggregated_discovery_media_type(version))
+                    aggregated = discovery.aggregated_discovery(registry, core=path == "/api", version=version)
+                    return Response(200, _dumps(aggregated),
+                                    content_type=discovery.aggregated_discovery_media_type(version))
                 if path == "/api":
                     return Response.json(discovery.api_versions(self.server.url.split("://", 1)[1]))
                 return Response.json(discovery.api_group_list(registry))
@@ -511,7 +540,8 @@ class RequestHandler:
                 if not isinstance(decoded, dict):
                     raise BadRequest("the body of the request must be a JSON object" + ("" if raw.strip() else ", not empty"))
                 body = decoded
-            meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+            given = body.get("metadata")
+            meta: dict[str, Any] = given if isinstance(given, dict) else {}
             name = str(meta.get("name") or meta.get("generateName") or "")
             if info.verb == "update" and meta.get("name") != info.name:
                 raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL "

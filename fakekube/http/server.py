@@ -32,7 +32,7 @@ from collections.abc import Callable
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from fakekube._core.served_time import RATE_HEADER, TIME_HEADER, WAKE_HEADER, parse_wake
@@ -41,13 +41,14 @@ from fakekube.errors import BadRequest
 from fakekube.http.clocks import ClockDriver, QuiescentClock, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
+from fakekube.http.served import ServedCluster
 from fakekube.http.tls import ServerTLS, make_tls
 from fakekube.http.watch import DEFAULT_LIMIT, WatchQueue
 
-if TYPE_CHECKING:
-    from fakekube.cluster import FakeCluster
-
 __all__ = ["ClusterServer", "http_date"]
+
+#: The type of the cluster a ``ClusterServer`` serves (``FakeCluster``): ``server.cluster`` is one.
+Cluster_co = TypeVar("Cluster_co", bound=ServedCluster, covariant=True)
 
 IDLE_TIMEOUT = 60.0  # wall seconds a keep-alive connection may sit idle
 HANDSHAKE_TIMEOUT = 10.0  # wall seconds a client has for its TLS handshake
@@ -66,7 +67,7 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], app: ClusterServer, tls: ssl.SSLContext | None) -> None:
+    def __init__(self, address: tuple[str, int], app: ClusterServer[ServedCluster], tls: ssl.SSLContext | None) -> None:
         self.app = app
         self.tls = tls
         self.connections: set[socket.socket] = set()
@@ -108,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
 
     def setup(self) -> None:
-        self.timeout = self.server.app.idle_timeout
+        self.timeout = self.server.app.idle_timeout  # type: ignore[misc]  # typeshed: ClassVar; setup() reads it per instance
         super().setup()
         self.handshaken = True
         if isinstance(self.connection, ssl.SSLSocket):
@@ -181,7 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: requests are kept in ``ClusterServer.requests`` instead of stderr."""
 
 
-class ClusterServer:
+class ClusterServer(Generic[Cluster_co]):
     """A running HTTP server for one cluster; use as a context manager.
 
     ``url`` is ``https://127.0.0.1:<port>`` (``http://`` with ``tls=False``); ``kubeconfig`` the
@@ -197,11 +198,11 @@ class ClusterServer:
     run) cannot act on a later server that reuses its port.
     """
 
-    def __init__(self, cluster: FakeCluster, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual",
+    def __init__(self, cluster: Cluster_co, *, host: str = "127.0.0.1", port: int = 0, clock: str = "manual",
                  speed: float = 1.0, quiet_ms: float = 50.0, kubeconfig: str | os.PathLike[str] | None = None,
                  idle_timeout: float = IDLE_TIMEOUT, watch_queue_limit: int | None = None,
                  tls: bool = True) -> None:
-        self.cluster = cluster
+        self.cluster: Cluster_co = cluster
         self.lock: threading.RLock = cluster.lock
         self.clock: ClockDriver = make_clock(cluster, self.lock, clock, speed=speed, quiet_ms=quiet_ms)
         self.idle_timeout = idle_timeout
@@ -218,7 +219,8 @@ class ClusterServer:
         except BaseException:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             raise
-        self.host, self.port = self._httpd.server_address[:2]
+        # server_bind() reads the address back from the bound socket: an AF_INET(6) socket's is (str, int, ...)
+        self.host, self.port = cast(tuple[str, int], self._httpd.server_address[:2])
         if kubeconfig is None:
             kubeconfig = Path(self._tmpdir) / "kubeconfig"
         self.kubeconfig = str(kubeconfig)
@@ -312,7 +314,7 @@ class ClusterServer:
         self._thread.join(timeout=5)
         shutil.rmtree(self._tmpdir, ignore_errors=True)
 
-    def __enter__(self) -> ClusterServer:
+    def __enter__(self) -> ClusterServer[Cluster_co]:
         return self
 
     def __exit__(self, *exc: object) -> None:

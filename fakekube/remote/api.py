@@ -69,12 +69,12 @@ class RemoteApiServer:
     # ------------------------------------------------------------------ reads
     def get(self, resource: str | ResourceType, name: str, namespace: str | None = None, **_: Any) -> dict[str, Any]:
         rt = self.resource(resource)
-        return self.transport.request("GET", self.path(rt, self._ns(rt, namespace), name))
+        return self.transport.request_object("GET", self.path(rt, self._ns(rt, namespace), name))
 
     def list(self, resource: str | ResourceType, namespace: str | None = None, *,
              label_selector: str | None = None, field_selector: str | None = None, **_: Any) -> dict[str, Any]:
         rt = self.resource(resource)
-        lst = self.transport.request("GET", self.path(rt, namespace if rt.namespaced else None),
+        lst = self.transport.request_object("GET", self.path(rt, namespace if rt.namespaced else None),
                                      query=self._query(labelSelector=label_selector or None,
                                                        fieldSelector=field_selector or None))
         for item in lst.get("items") or []:
@@ -90,13 +90,13 @@ class RemoteApiServer:
         rt = self.resource(resource)
         path = self.path(rt, namespace if rt.namespaced else None)
         query = self._query(labelSelector=label_selector or None, fieldSelector=field_selector or None)
-        return RemoteWatch(self, path, query, handler, resource_version)
+        return RemoteWatch(self.transport, self.post, path, query, handler, resource_version)
 
     # ------------------------------------------------------------------ writes
     def _write(self, method: str, path: str, body: Any, *, query: dict[str, str], content_type: str = "application/json",
                user_agent: str | None = None, info: WriteInfo | None = None) -> dict[str, Any]:
         warnings: list[str] = []
-        result = self.transport.request(method, path, query=query, body=body, content_type=content_type,
+        result = self.transport.request_object(method, path, query=query, body=body, content_type=content_type,
                                         user_agent=user_agent, warnings=warnings)
         if info is not None:
             for text in warnings:

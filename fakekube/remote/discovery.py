@@ -41,15 +41,15 @@ _BUILTIN_GROUPS = frozenset({"", "apps", "batch", "policy", "events.k8s.io", "co
 def discover(transport: Transport) -> Registry:
     """A registry of every resource the server's preferred group versions serve."""
     registry = Registry()
-    _add_list(registry, "", "v1", transport.request("GET", "/api/v1"))
-    groups = transport.request("GET", "/apis")
+    _add_list(registry, "", "v1", transport.request_object("GET", "/api/v1"))
+    groups = transport.request_object("GET", "/apis")
     for group in groups.get("groups") or []:
         preferred = (group.get("preferredVersion") or {}).get("groupVersion")
         if not preferred:
             continue
         name, _, version = str(preferred).partition("/")
         try:
-            doc = transport.request("GET", f"/apis/{preferred}")
+            doc = transport.request_object("GET", f"/apis/{preferred}")
         except ApiError:  # an aggregated API that is down (metrics-server): skip it, as kubectl does
             continue
         _add_list(registry, name, version, doc)

@@ -48,7 +48,7 @@ class RemoteSession:
         self.loop = EventLoop(self.trace)
         self.api = RemoteApiServer(self.transport, self._inbox.put, lambda: self.loop.now, connection.namespace)
         self.loop.now = self.clock.now()  # discovery has answered: start at the server's time
-        self.runtime = Runtime(self.api, self.loop, self.trace, SeedTree(seed))  # type: ignore[arg-type]
+        self.runtime = Runtime(self.api, self.loop, self.trace, SeedTree(seed))  # type: ignore[arg-type]  # RemoteApiServer has the verbs; Runtime names the ApiServer class
         self._stop = threading.Event()
         self._probed = wall()
         self._announced: SimTime | None = None

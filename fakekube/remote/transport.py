@@ -179,3 +179,15 @@ class Transport:
             raise ApiError.from_status(decoded)
         raise InternalError(f"the server answered {response.status} {response.reason} to {method} {path}: "
                             f"{raw[:200].decode(errors='replace')}")
+
+    def request_object(self, method: str, path: str, *, query: dict[str, str] | None = None, body: Any = None,
+                       content_type: str = "application/json", user_agent: str | None = None,
+                       warnings: list[str] | None = None) -> dict[str, Any]:
+        """:meth:`request` for an answer that must be a JSON object (every API verb's, discovery's):
+        a successful answer of any other shape is the server's ``InternalError``, said, not passed on."""
+        answer = self.request(method, path, query=query, body=body, content_type=content_type,
+                              user_agent=user_agent, warnings=warnings)
+        if isinstance(answer, dict):
+            return answer
+        shape = "a body that is null or not JSON" if answer is None else f"a JSON {type(answer).__name__}"
+        raise InternalError(f"the server answered {method} {path} with {shape} where an object was expected")

@@ -9,13 +9,11 @@ import http.client
 import json
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError
-
-if TYPE_CHECKING:
-    from fakekube.remote.api import RemoteApiServer
+from fakekube.remote.transport import Transport
 
 __all__ = ["RemoteWatch"]
 
@@ -29,11 +27,15 @@ def _key(obj: dict[str, Any]) -> tuple[str, str]:
 
 
 class RemoteWatch:
-    """Started by :meth:`RemoteApiServer.watch`; ``stop()`` ends it (no event is handed on after)."""
+    """Started by :meth:`RemoteApiServer.watch`; ``stop()`` ends it (no event is handed on after).
 
-    def __init__(self, api: RemoteApiServer, path: str, query: dict[str, str],
-                 handler: Callable[[WatchEvent], None], resource_version: str | None) -> None:
-        self.api = api
+    It reads the server through ``transport`` and hands events on with ``post`` (which queues a
+    function for the driver's thread), the two things it needs of the ``RemoteApiServer``."""
+
+    def __init__(self, transport: Transport, post: Callable[[Callable[[], None]], None], path: str,
+                 query: dict[str, str], handler: Callable[[WatchEvent], None], resource_version: str | None) -> None:
+        self.transport = transport
+        self.post = post
         self.path = path
         self.query = query
         self.handler = handler
@@ -58,7 +60,7 @@ class RemoteWatch:
     # ------------------------------------------------------------------ reader thread
     def _hand_on(self, events: list[WatchEvent]) -> None:
         if events:
-            self.api.post(lambda: self._deliver(events))
+            self.post(lambda: self._deliver(events))
 
     def _deliver(self, events: list[WatchEvent]) -> None:
         for event in events:
@@ -67,7 +69,7 @@ class RemoteWatch:
             self.handler(event)
 
     def _relist(self) -> None:
-        lst = self.api.transport.request("GET", self.path, query=self.query)
+        lst = self.transport.request_object("GET", self.path, query=self.query)
         items = {_key(o): o for o in lst.get("items") or []}
         kind = str(lst.get("kind", "")).removesuffix("List")
         events = [WatchEvent("DELETED", obj) for key, obj in sorted(self.known.items()) if key not in items]
@@ -93,7 +95,7 @@ class RemoteWatch:
                 self._stop.wait(RETRY_WAIT)
 
     def _stream(self) -> None:
-        transport = self.api.transport
+        transport = self.transport
         query = {**self.query, "watch": "true", "resourceVersion": str(self.resource_version),
                  "allowWatchBookmarks": "true", "timeoutSeconds": str(WATCH_TIMEOUT_SECONDS)}
         conn = self._conn = transport.open(timeout=WATCH_TIMEOUT_SECONDS + 30)

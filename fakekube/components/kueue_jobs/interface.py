@@ -15,17 +15,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from fakekube.errors import UsageError
 
 from . import constants as k
 from .podset import PodSetInfo
 
-if TYPE_CHECKING:
-    from .reconciler import JobClient
+__all__ = ["GenericJob", "Integration", "JobClient", "register_integration", "registered_integrations"]
 
-__all__ = ["GenericJob", "Integration", "register_integration", "registered_integrations"]
+
+class JobClient(Protocol):
+    """The writes a job may make through the framework's client in :meth:`GenericJob.stop`
+    (upstream hands ``Stop`` the reconciler's ``client.Client``). The reconciler's client
+    (:class:`~.reconciler.ReconcilerClient`) is one."""
+
+    def patch_job(self, job: GenericJob, original: dict[str, Any], *, subresource: str | None = None) -> None:
+        """A merge patch of the job from ``original`` to ``job.obj`` (optimistic lock on the
+        resourceVersion of ``original``); ``job.obj`` becomes the server's answer."""
+        ...
 
 
 class GenericJob:
@@ -43,11 +51,13 @@ class GenericJob:
     # ---------------------------------------------------------------- object access
     @property
     def meta(self) -> dict[str, Any]:
-        return self.obj.setdefault("metadata", {})
+        meta: dict[str, Any] = self.obj.setdefault("metadata", {})
+        return meta
 
     @property
     def spec(self) -> dict[str, Any]:
-        return self.obj.setdefault("spec", {})
+        spec: dict[str, Any] = self.obj.setdefault("spec", {})
+        return spec
 
     @property
     def status(self) -> dict[str, Any]:
@@ -158,4 +168,5 @@ def registered_integrations() -> dict[str, Integration]:
 
 def queue_name(obj: dict[str, Any]) -> str:
     """``QueueNameForObject``."""
-    return ((obj.get("metadata") or {}).get("labels") or {}).get(k.QUEUE_LABEL, "")
+    labels: dict[str, str] = (obj.get("metadata") or {}).get("labels") or {}
+    return labels.get(k.QUEUE_LABEL, "")

@@ -15,12 +15,12 @@ from fakekube.errors import FieldError
 from fakekube.machinery.objects import controller_ref, meta_of
 
 from . import constants as k
-from .interface import GenericJob, Integration
+from .interface import GenericJob, Integration, JobClient
 from .podset import PodSetInfo, bad_len, merge_into_template, restore_template
 from .tas import topology_request
 
 if TYPE_CHECKING:
-    from .reconciler import JobClient, JobReconciler
+    from .reconciler import JobReconciler
 
 FRAMEWORK_NAME = "batch/job"
 MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"

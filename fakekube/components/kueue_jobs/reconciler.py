@@ -14,6 +14,7 @@ jobs, MultiKueue, admission-check pod set updates, the on-hold state and deactiv
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +54,7 @@ def owner_index_key(api_version: str, kind: str, name: str) -> str:
     return f"{api_version}/{kind}/{name}"
 
 
-def _workload_owner_keys(wl: dict[str, Any]) -> list[str]:
+def _workload_owner_keys(wl: Mapping[str, Any]) -> list[str]:
     """``SetupWorkloadOwnerIndex``: every owner of a Workload, by kind and name."""
     return [owner_index_key(ref.get("apiVersion", ""), ref.get("kind", ""), ref.get("name", ""))
             for ref in wl["metadata"].get("ownerReferences") or ()]
@@ -63,9 +64,10 @@ class SkipReconcile(Exception):
     """``UnretryableError``: the reconcile ends without a retry."""
 
 
-class JobClient:
+class ReconcilerClient:
     """The writes of one reconcile: merge patches of the job (optimistic lock), Workload writes
-    and the controller's events (events.k8s.io, no aggregation)."""
+    and the controller's events (events.k8s.io, no aggregation). The :class:`~.interface.JobClient`
+    a job's custom ``stop`` is handed."""
 
     def __init__(self, framework: Framework, integration: Integration) -> None:
         self.framework = framework
@@ -219,7 +221,7 @@ class JobReconciler:
         self.integration = integration
         self.name = f"{integration.name}-kueue-controller"
         self.rt = framework.rt
-        self.out = JobClient(framework, integration)
+        self.out = ReconcilerClient(framework, integration)
         self.queue = self.rt.controller(self.name, self._reconcile)
         self._wired = False
 
@@ -705,4 +707,4 @@ def _as_counts(pods: list[dict[str, Any]]) -> dict[str, int]:
     return {p["name"]: int(p.get("count", 0)) for p in pods}
 
 
-__all__ = ["WARNING", "Framework", "FrameworkOptions", "JobClient", "JobReconciler", "SkipReconcile"]
+__all__ = ["WARNING", "Framework", "FrameworkOptions", "JobReconciler", "ReconcilerClient", "SkipReconcile"]

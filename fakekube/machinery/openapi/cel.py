@@ -12,11 +12,11 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from fakekube.errors import OMIT, FieldError
 
-from .nodes import META_FIELDS, MISSING
+from .nodes import META_FIELDS, MISSING, CompiledRule, Node, Rule
 from .validate import (
     Ratchet,
     go_num,
@@ -29,10 +29,7 @@ from .validate import (
     path_string,
 )
 
-if TYPE_CHECKING:
-    from .nodes import Node
-
-__all__ = ["CelValidator", "NativeRule", "Rule", "register_native_rule"]
+__all__ = ["CelValidator", "NativeRule", "compile_rule", "register_native_rule"]
 
 NativeRule = Callable[[Any, Any], "bool | None"]
 """A rule's Python equivalent: ``fn(self, oldSelf) -> bool``, on the plain (JSON) values, with
@@ -91,7 +88,7 @@ def _cel_unescape(name: str) -> str:
 def _make_cel_classes(ct: Any) -> None:
     """Define the celpy value classes that carry Kubernetes semantics (escaping, list types)."""
 
-    class ObjectVal(ct.MapType):  # type: ignore[misc,name-defined]
+    class ObjectVal(ct.MapType):  # type: ignore[misc]  # celpy is untyped: its classes are Any
         """An object with ``properties``: fields addressable by escaped names too."""
 
         def __getitem__(self, key: Any) -> Any:
@@ -109,7 +106,7 @@ def _make_cel_classes(ct: Any) -> None:
                 return True
             return isinstance(key, str) and super().__contains__(ct.StringType(_cel_unescape(key)))
 
-    class MapListVal(ct.ListType):  # type: ignore[misc,name-defined]
+    class MapListVal(ct.ListType):  # type: ignore[misc]  # celpy is untyped: its classes are Any
         """``x-kubernetes-list-type: map``: equality ignores element order (``unstructuredMapList.Equal``)."""
 
         keys: tuple[str, ...] = ()
@@ -137,9 +134,9 @@ def _make_cel_classes(ct: Any) -> None:
         def __ne__(self, other: Any) -> bool:
             return not self.__eq__(other)
 
-        __hash__ = None  # type: ignore[assignment]
+        __hash__ = None  # type: ignore[assignment]  # unhashable, as the list it compares like
 
-    class SetListVal(ct.ListType):  # type: ignore[misc,name-defined]
+    class SetListVal(ct.ListType):  # type: ignore[misc]  # celpy is untyped: its classes are Any
         """``x-kubernetes-list-type: set``: equality ignores element order."""
 
         def __eq__(self, other: Any) -> bool:
@@ -156,7 +153,7 @@ def _make_cel_classes(ct: Any) -> None:
         def __ne__(self, other: Any) -> bool:
             return not self.__eq__(other)
 
-        __hash__ = None  # type: ignore[assignment]
+        __hash__ = None  # type: ignore[assignment]  # unhashable, as the list it compares like
 
     _cel_classes.update(object=ObjectVal, maplist=MapListVal, setlist=SetListVal)
 
@@ -175,69 +172,32 @@ _OLD_SELF_RE: Final = r"\boldSelf\b"
 _NO_SUCH_MEMBER_RE: Final = r"(?s)no such member in mapping: '(.*)'\Z"
 
 
-class _Compiled:
-    """A compiled ``x-kubernetes-validations`` rule (``cel.CompilationResult``)."""
-
-    __slots__ = ("error", "field_path", "message_program", "plain_equality", "program", "uses_old_self")
-
-    def __init__(self) -> None:
-        self.plain_equality = False
-        self.program: Any = None
-        self.message_program: Any = None
-        self.uses_old_self = False
-        self.error = ""
-        self.field_path = ""
-
-
-class Rule:
-    """One ``x-kubernetes-validations`` entry; compiled on first use and cached."""
-
-    __slots__ = ("_compiled", "field_path", "message", "message_expression", "optional_old_self",
-                 "reason", "rule")
-
-    def __init__(self, raw: Mapping[str, Any]) -> None:
-        self.rule: str = str(raw.get("rule") or "")
-        self.message: str = str(raw.get("message") or "")
-        self.message_expression: str = str(raw.get("messageExpression") or "")
-        self.reason: str = str(raw.get("reason") or "")
-        self.field_path: str = str(raw.get("fieldPath") or "")
-        self.optional_old_self = bool(raw.get("optionalOldSelf"))
-        self._compiled: _Compiled | None = None
-
-    def error_string(self) -> str:
-        """``ruleErrorString``: the message if any, else the rule text."""
-        return self.message.strip() if self.message else self.rule.strip()
-
-    def message_or_default(self) -> str:
-        """``ruleMessageOrDefault``."""
-        return self.message.strip() if self.message else f"failed rule: {self.rule.strip()}"
-
-    def compiled(self, node: Node) -> _Compiled:
-        """Compile the rule (and messageExpression) with celpy, once."""
-        if self._compiled is not None:
-            return self._compiled
-        _cel()
-        c = _Compiled()
-        stripped = re.sub(_STRING_LITERAL_RE, "''", self.rule)
-        c.uses_old_self = bool(re.search(_OLD_SELF_RE, stripped))
-        c.plain_equality = " ".join(self.rule.split()) in ("self == oldSelf", "oldSelf == self")
-        if self.rule.strip():
-            try:
-                c.program = _cel_env.program(_cel_env.compile(self.rule))
-            except Exception as exc:  # celpy raises several parse error types
-                c.error = str(exc.args[0] if exc.args else exc)
-        if self.message_expression and not c.error:
-            try:
-                c.message_program = _cel_env.program(_cel_env.compile(self.message_expression))
-            except Exception as exc:
-                c.error = f"messageExpression compilation failed: {exc.args[0] if exc.args else exc}"
-        if self.field_path and not c.error:
-            try:
-                c.field_path = _normalize_field_path(self.field_path, node)
-            except ValueError as exc:
-                c.error = f"fieldPath {self.field_path!r}: {exc}"
-        self._compiled = c
-        return c
+def compile_rule(rule: Rule, node: Node) -> CompiledRule:
+    """Compile ``rule`` (and its messageExpression) with celpy, once: the result is kept on the rule."""
+    if rule.compiled is not None:
+        return rule.compiled
+    _cel()
+    c = CompiledRule()
+    stripped = re.sub(_STRING_LITERAL_RE, "''", rule.rule)
+    c.uses_old_self = bool(re.search(_OLD_SELF_RE, stripped))
+    c.plain_equality = " ".join(rule.rule.split()) in ("self == oldSelf", "oldSelf == self")
+    if rule.rule.strip():
+        try:
+            c.program = _cel_env.program(_cel_env.compile(rule.rule))
+        except Exception as exc:  # celpy raises several parse error types
+            c.error = str(exc.args[0] if exc.args else exc)
+    if rule.message_expression and not c.error:
+        try:
+            c.message_program = _cel_env.program(_cel_env.compile(rule.message_expression))
+        except Exception as exc:
+            c.error = f"messageExpression compilation failed: {exc.args[0] if exc.args else exc}"
+    if rule.field_path and not c.error:
+        try:
+            c.field_path = _normalize_field_path(rule.field_path, node)
+        except ValueError as exc:
+            c.error = f"fieldPath {rule.field_path!r}: {exc}"
+    rule.compiled = c
+    return c
 
 
 def _normalize_field_path(json_path: str, node: Node) -> str:
@@ -343,7 +303,7 @@ class CelValidator:
                 errs.append(err)
 
         for rule in rules:
-            compiled = rule.compiled(s)
+            compiled = compile_rule(rule, s)
             if compiled.error:
                 errs.append(FieldError.invalid(path_string(path), type_name, f"rule compile error: {compiled.error}"))
                 continue
@@ -362,7 +322,7 @@ class CelValidator:
             if outcome is None:
                 if activation is None:
                     activation = {"self": _to_cel(v, s, resource_root)}
-                    if has_old and any(r.compiled(s).uses_old_self for r in rules):
+                    if has_old and any(compile_rule(r, s).uses_old_self for r in rules):
                         activation["oldSelf"] = _to_cel(old, s, resource_root)
                 try:
                     if compiled.plain_equality and "oldSelf" in activation:
@@ -382,7 +342,8 @@ class CelValidator:
             if compiled.field_path:
                 err_path = path_child(path, compiled.field_path)
             detail = rule.message_or_default()
-            if compiled.message_program is not None:
+            # A rule with a messageExpression never runs natively: it was evaluated, so activation is set.
+            if compiled.message_program is not None and activation is not None:
                 detail = _message_expression(compiled.message_program, activation) or detail
             if self._kube_minor >= 35:
                 value: Any = OMIT if s.type in ("object", "array") or resource_root else go_num(v) if is_number(v) else v

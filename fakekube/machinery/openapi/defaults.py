@@ -28,10 +28,10 @@ def default_in_place(x: Any, s: Node | None) -> None:
                     x[k] = deep_copy(prop.default)
         addl = s.additional
         for k in list(x):
-            prop = props.get(k) if props else None
-            if prop is not None:
-                if prop.has_defaults:
-                    default_in_place(x[k], prop)
+            child = props.get(k) if props else None
+            if child is not None:
+                if child.has_defaults:
+                    default_in_place(x[k], child)
             elif addl is not None:
                 if x[k] is None and not addl.nullable:
                     x[k] = None if addl.default is MISSING else deep_copy(addl.default)

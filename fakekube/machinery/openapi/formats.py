@@ -47,7 +47,7 @@ def _is_date_time(s: str) -> bool:
     if len(parts) < 2 or not _is_date(parts[0]):
         return False
     m = re.match(_TIME_RE, parts[1])
-    return bool(m) and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+    return m is not None and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
 
 
 def format_ok(fmt: str, s: str) -> bool:

@@ -2,18 +2,18 @@
 
 :mod:`.schema` builds it from ``openAPIV3Schema``; ``MISSING`` marks an absent value (no
 ``default``, no correlated old value); ``META_FIELDS`` are the type and object meta fields a
-resource root (or an embedded resource) carries outside its schema.
+resource root (or an embedded resource) carries outside its schema. A node's
+``x-kubernetes-validations`` are :class:`Rule` values; the CEL pass (:mod:`.cel`) compiles each
+on first use into the :class:`CompiledRule` the rule keeps.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from .cel import Rule
-
-__all__ = ["META_FIELDS", "MISSING", "Node"]
+__all__ = ["META_FIELDS", "MISSING", "CompiledRule", "Node", "Rule"]
 
 
 class _Missing:
@@ -54,6 +54,45 @@ def _go_regex(pattern: str) -> re.Pattern[str]:
         out.append(ch)
         i += 1
     return re.compile("".join(out), re.ASCII)
+
+
+class CompiledRule:
+    """A compiled ``x-kubernetes-validations`` rule (``cel.CompilationResult``): celpy programs, or
+    the compile ``error``; made by :func:`.cel.compile_rule`."""
+
+    __slots__ = ("error", "field_path", "message_program", "plain_equality", "program", "uses_old_self")
+
+    def __init__(self) -> None:
+        self.plain_equality = False
+        self.program: Any = None  # a celpy Runner (celpy is imported lazily, untyped)
+        self.message_program: Any = None
+        self.uses_old_self = False
+        self.error = ""
+        self.field_path = ""
+
+
+class Rule:
+    """One ``x-kubernetes-validations`` entry; ``compiled`` is set by the CEL pass on first use."""
+
+    __slots__ = ("compiled", "field_path", "message", "message_expression", "optional_old_self",
+                 "reason", "rule")
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.rule: str = str(raw.get("rule") or "")
+        self.message: str = str(raw.get("message") or "")
+        self.message_expression: str = str(raw.get("messageExpression") or "")
+        self.reason: str = str(raw.get("reason") or "")
+        self.field_path: str = str(raw.get("fieldPath") or "")
+        self.optional_old_self = bool(raw.get("optionalOldSelf"))
+        self.compiled: CompiledRule | None = None
+
+    def error_string(self) -> str:
+        """``ruleErrorString``: the message if any, else the rule text."""
+        return self.message.strip() if self.message else self.rule.strip()
+
+    def message_or_default(self) -> str:
+        """``ruleMessageOrDefault``."""
+        return self.message.strip() if self.message else f"failed rule: {self.rule.strip()}"
 
 
 class Node:

@@ -14,9 +14,9 @@ from typing import Any, Final
 from fakekube._core.jsonutil import deep_copy
 from fakekube.errors import ErrorType, FieldError, UsageError
 
-from .cel import CelValidator, Rule
+from .cel import CelValidator
 from .defaults import default_in_place
-from .nodes import MISSING, Node
+from .nodes import MISSING, Node, Rule
 from .prune import prune_value
 from .validate import Ratchet, Validator
 
@@ -183,6 +183,8 @@ class StructuralSchema:
     """
 
     __slots__ = ("_kube_minor", "_root")
+    _kube_minor: int  # both set once in __init__ (object.__setattr__: the instance is immutable)
+    _root: Node
 
     def __init__(self, schema: Mapping[str, Any], *, kube_minor: int = 34) -> None:
         if not isinstance(schema, Mapping):
@@ -216,7 +218,7 @@ class StructuralSchema:
     @property
     def compiled_rule_count(self) -> int:
         """How many CEL rules have been compiled so far (they compile lazily, on first use)."""
-        return sum(1 for node in _iter_nodes(self._root) for r in node.rules if r._compiled is not None)
+        return sum(1 for node in _iter_nodes(self._root) for r in node.rules if r.compiled is not None)
 
     # ------------------------------------------------------------------ pruning
 
@@ -243,7 +245,7 @@ class StructuralSchema:
         """Apply schema defaults (``defaulting.Default``); returns a new object, the input is untouched."""
         if not isinstance(obj, Mapping):
             raise UsageError("default needs an object (a mapping)")
-        out = deep_copy(dict(obj))
+        out: dict[str, Any] = deep_copy(dict(obj))
         default_in_place(out, self._root)
         return out
 
