@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 
 from fakekube._core.clock import SimTime
 from fakekube.apiserver.field_manager import WriteInfo
-from fakekube.apiserver.server import ApiServer, Watch, WatchEvent
+from fakekube.apiserver.server import ApiServer, WatchEvent
 from fakekube.errors import ApiWarning, UsageError
+from fakekube.runtime.watch_handle import WatchHandle
 
 __all__ = ["Client"]
 
@@ -95,7 +96,7 @@ class _Verbs:
 
     def watch(self, kind: str, handler: Callable[[WatchEvent], None], *, namespace: str | None = None,
               resource_version: str | None = None, label_selector: str | None = None,
-              field_selector: str | None = None, delay: SimTime = 0) -> Watch:
+              field_selector: str | None = None, delay: SimTime = 0) -> WatchHandle:
         return self.server.watch(kind, handler, namespace=namespace, resource_version=resource_version,
                                  label_selector=label_selector, field_selector=field_selector,
                                  copy=not self._shares, delay=delay)

@@ -26,9 +26,10 @@ from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime
 from fakekube._core.multimap import discard
-from fakekube.apiserver.server import Watch, WatchEvent
+from fakekube.apiserver.server import WatchEvent
 from fakekube.errors import ApiError, UsageError
 from fakekube.runtime._shared_client import SharedClient
+from fakekube.runtime.watch_handle import WatchHandle
 
 __all__ = ["Handler", "Indexer", "Informer", "Key", "key_of"]
 
@@ -164,7 +165,7 @@ class Informer:
         self._indexes: dict[str, dict[str, dict[Key, None]]] = {}
         self._values: dict[Key, dict[str, list[str]]] = {}  # what each indexer gave each cached object
         self._handlers: list[Handler] = []
-        self._watch: Watch | None = None
+        self._watch: WatchHandle | None = None
         self.intercept: Callable[[WatchEvent], bool] | None = None
         """Sees each change event the watch delivers before it is applied; True: a fault took it."""
         self._held: deque[tuple[WatchEvent, bool]] | None = None  # (event, already seen by intercept)
