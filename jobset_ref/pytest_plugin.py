@@ -53,6 +53,7 @@ import pytest
 
 if TYPE_CHECKING:
     from fakekube import FakeCluster
+    from fakekube.http.server import ClusterServer
 
 __all__ = ["seed_for"]
 
@@ -259,7 +260,8 @@ def jobset_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
 
 
 @pytest.fixture
-def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                   ) -> Iterator[ClusterServer]:
     """``jobset_cluster`` served over HTTP; ``KUBECONFIG`` points at it for the test."""
     __tracebackhide__ = True
     import os

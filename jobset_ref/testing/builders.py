@@ -147,7 +147,7 @@ class JobSetWrapper:
         self._obj["metadata"]["generateName"] = prefix
         return self
 
-    def replicated_job(self, rjob: Any) -> JobSetWrapper:
+    def replicated_job(self, rjob: ReplicatedJobWrapper | dict[str, Any]) -> JobSetWrapper:
         """Append to ``spec.replicatedJobs``."""
         self._spec["replicatedJobs"].append(_obj(rjob))
         return self
@@ -204,7 +204,7 @@ class ReplicatedJobWrapper:
     def __init__(self, name: str) -> None:
         self._obj: dict[str, Any] = {"name": name, "template": make_job_template("", "").obj()}
 
-    def job(self, template: Any) -> ReplicatedJobWrapper:
+    def job(self, template: JobTemplateWrapper | dict[str, Any]) -> ReplicatedJobWrapper:
         """``template`` (a JobTemplateSpec or its builder)."""
         self._obj["template"] = _obj(template)
         return self
