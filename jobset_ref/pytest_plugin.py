@@ -53,7 +53,6 @@ import pytest
 
 if TYPE_CHECKING:
     from fakekube import FakeCluster
-    from fakekube.http.server import ClusterServer
 
 __all__ = ["seed_for"]
 
@@ -260,8 +259,7 @@ def jobset_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
 
 
 @pytest.fixture
-def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-                   ) -> Iterator[ClusterServer]:
+def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """``jobset_cluster`` served over HTTP; ``KUBECONFIG`` points at it for the test."""
     __tracebackhide__ = True
     import os

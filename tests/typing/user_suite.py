@@ -126,6 +126,7 @@ def test_job_status_by_hand(cluster: FakeCluster) -> None:
 
 @pytest.mark.fakekube(clock="quiescent")
 def test_served_to_a_real_client(fake_apiserver: ClusterServer) -> None:
+    # ClusterServer (what FakeCluster.serve returns) is not exported by ``fakekube`` yet.
     served: FakeCluster = fake_apiserver.cluster
     served.apply("examples/pytorch.yaml")
     fake_apiserver.wait_for(lambda: served.exists("JobSet", "pytorch"), timeout=10)
