@@ -83,7 +83,7 @@ def _natural(text: str) -> tuple[Any, ...]:
 
 def _state(pod: dict[str, Any]) -> str:
     status = pod.get("status") or {}
-    phase = status.get("phase", "Pending")
+    phase: str = status.get("phase", "Pending")
     if phase in ("Succeeded", "Failed"):
         return phase
     if pod["metadata"].get("deletionTimestamp"):
@@ -282,7 +282,7 @@ class GanttRecorder:
         conditions = {str(c.get("type")): c for c in (wl.get("status") or {}).get("conditions") or []}
 
         def true(ctype: str) -> bool:
-            return conditions.get(ctype, {}).get("status") == "True"
+            return bool(conditions.get(ctype, {}).get("status") == "True")
 
         if true("Finished"):
             state = "Finished"

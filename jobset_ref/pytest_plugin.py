@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -58,6 +58,9 @@ __all__ = ["seed_for"]
 
 _CLUSTERS = pytest.StashKey[list[Any]]()
 _MISTAKES = pytest.StashKey[Any]()
+#: The kubernetes client's default kubeconfig path, a global of its (untyped) ``kube_config``
+#: module, read once at import: ``fake_apiserver`` points it at the served cluster.
+_KUBE_CONFIG_DEFAULT = "KUBE_CONFIG_DEFAULT_LOCATION"
 DEFAULT_NODES = 4
 TRACE_TAIL = 40
 
@@ -268,12 +271,12 @@ def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     saved = {k: os.environ.get(k) for k in ("KUBECONFIG", "KUBECACHEDIR")}
     # The kubernetes client reads $KUBECONFIG once, when it is imported: point its default there too.
     kube_config = sys.modules.get("kubernetes.config.kube_config")
-    saved_default = getattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", None)
+    saved_default = getattr(kube_config, _KUBE_CONFIG_DEFAULT, None)
     with cluster.serve(**serve_options) as server:
         os.environ["KUBECONFIG"] = server.kubeconfig
         os.environ["KUBECACHEDIR"] = str(tmp_path_factory.mktemp("kube-cache"))
         if kube_config is not None:
-            kube_config.KUBE_CONFIG_DEFAULT_LOCATION = server.kubeconfig
+            setattr(kube_config, _KUBE_CONFIG_DEFAULT, server.kubeconfig)
         try:
             yield server
         finally:
@@ -283,11 +286,12 @@ def fake_apiserver(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
                 else:
                     os.environ[key] = value
             if kube_config is not None:
-                kube_config.KUBE_CONFIG_DEFAULT_LOCATION = saved_default
+                setattr(kube_config, _KUBE_CONFIG_DEFAULT, saved_default)
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     clusters = item.stash.get(_CLUSTERS, [])
     if report.failed and clusters:

@@ -93,7 +93,7 @@ def _per_job(counts: Any) -> str:
 
 def _pod_state(pod: dict[str, Any], previous: str | None = None) -> str:
     status = pod.get("status") or {}
-    phase = status.get("phase", "Pending")
+    phase: str = status.get("phase", "Pending")
     if pod["metadata"].get("deletionTimestamp") and phase not in ("Succeeded", "Failed"):
         return "Terminating"
     if phase == "Pending":

@@ -166,7 +166,8 @@ def webhook_rules() -> dict[str, tuple[str, tuple[str, ...], bool]]:
 
 def register_webhooks(admission: Any, *, feature_gates: Mapping[str, bool], pods: Informer) -> list[Any]:
     """Register the four webhooks on an ``AdmissionChain``; returns the plugins (for unregistering)."""
-    plugins = [JobSetDefaulter(feature_gates), JobSetValidator(feature_gates), PodDefaulter(pods), PodValidator(pods)]
+    plugins: list[JobSetDefaulter | JobSetValidator | PodDefaulter] = [
+        JobSetDefaulter(feature_gates), JobSetValidator(feature_gates), PodDefaulter(pods), PodValidator(pods)]
     rules = webhook_rules()
     for plugin in plugins:
         resource, operations, mutating = rules[plugin.name]

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,9 @@ RUN_ELSEWHERE: dict[str, str] = {
     r"jobset-ref serve --no-tls":
         "tests/test_cli_serve.py::test_epoch_pins_the_start_of_virtual_time_and_no_tls_serves_plain_http",
     r"python -m benchmarks": "benchmarks/README.md",  # minutes of measurement; its --quick mode runs here
+    r"python -m mypy": "tests/test_type_check.py::test_mypy_strict_is_clean_over_both_packages",
+    r"ruff check \.": "tests/test_project.py::test_ruff_is_clean",
+    r"lint-imports": "tests/test_project.py::test_import_layering_contracts_hold",
 }
 
 #: Commands this file runs.
@@ -134,7 +138,8 @@ def test_the_long_readme_commands(argv: list[str]) -> None:
 @pytest.mark.slow  # builds the wheel in an isolated environment: needs the package index for setuptools
 def test_the_wheel_builds_installs_and_runs_outside_the_clone(tmp_path: Path) -> None:
     """``pip wheel`` in a copy of the clone, then ``pip install`` of the wheel into a folder of its
-    own: the command, the package data (the scenarios) and the plugin come from the wheel alone."""
+    own: the command, the package data (the scenarios) and the plugin come from the wheel alone,
+    and a user's mypy finds the types through the ``py.typed`` the wheel ships."""
     clone = tmp_path / "clone"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(".venv", ".git", "*.egg-info", "build", "dist",
                                                                "__pycache__", ".ci"))
@@ -143,6 +148,9 @@ def test_the_wheel_builds_installs_and_runs_outside_the_clone(tmp_path: Path) ->
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     wheels = sorted((clone / "dist").glob("*.whl"))
     assert [w.name for w in wheels] == [re.search(r"dist/(\S+\.whl)", README).group(1)]  # type: ignore[union-attr]
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        assert sorted(n for n in wheel.namelist() if n.endswith("/py.typed")) == ["fakekube/py.typed",
+                                                                                 "jobset_ref/py.typed"]
     target = tmp_path / "site"
     installed = run(*pip, "install", "--no-deps", "--target", str(target), str(wheels[0]), cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr[-2000:]
@@ -157,3 +165,6 @@ def test_the_wheel_builds_installs_and_runs_outside_the_clone(tmp_path: Path) ->
     assert conformance.returncode == 0 and conformance.stdout.rstrip().endswith("1 passed, 0 failed"), conformance
     command = run(sys.executable, str(target / "bin" / "jobset-ref"), "--version", cwd=outside, env=env)
     assert command.stdout == "jobset-ref 0.1.0\n", command.stderr
+    typed = run(sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "--cache-dir",
+                str(tmp_path / "mypy-cache"), str(ROOT / "tests" / "typing" / "user_suite.py"), cwd=outside, env=env)
+    assert typed.returncode == 0, typed.stdout + typed.stderr

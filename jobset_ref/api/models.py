@@ -141,12 +141,12 @@ class ReplicatedJob(WireModel):
     """``ReplicatedJob``: ``replicas`` identical Jobs built from one Job template."""
 
     name: str
-    group_name: str = Field("", json_schema_extra=crd(default="default"))
+    group_name: str = Field(default="", json_schema_extra=crd(default="default"))
     #: batch/v1 JobTemplateSpec, wire form.
     template: dict[str, Any] = Field(json_schema_extra=crd(embedded="JobTemplateSpec"))
-    replicas: Int32 = Field(0, json_schema_extra=crd(default=1, minimum=0))
+    replicas: Int32 = Field(default=0, json_schema_extra=crd(default=1, minimum=0))
     depends_on: list[DependsOn] | None = Field(
-        None,
+        default=None,
         json_schema_extra=crd(
             maxItems=5, listType="map", listMapKeys=["name"],
             validations=[_IMMUTABLE],
@@ -217,7 +217,7 @@ class ReplicatedJob(WireModel):
 class Network(WireModel):
     """``Network``: pod DNS hostnames through a headless Service (``subdomain``)."""
 
-    enable_dns_hostnames: bool | None = Field(None, alias="enableDNSHostnames")
+    enable_dns_hostnames: bool | None = Field(default=None, alias="enableDNSHostnames")
     subdomain: str = ""
     publish_not_ready_addresses: bool | None = None
 
@@ -226,7 +226,7 @@ class SuccessPolicy(WireModel):
     """``SuccessPolicy``: the JobSet completes when All or Any targeted Jobs succeed."""
 
     operator: Operator
-    target_replicated_jobs: list[str] | None = Field(None, json_schema_extra=crd(listType="atomic"))
+    target_replicated_jobs: list[str] | None = Field(default=None, json_schema_extra=crd(listType="atomic"))
 
     ALWAYS_EMIT = ("operator",)
 
@@ -236,11 +236,11 @@ class FailurePolicyRule(WireModel):
 
     #: Required by the CRD, but the defaulting webhook (which runs before schema validation)
     #: fills an empty or absent name, so decoding accepts its absence (Go zero value "").
-    name: str = Field("", json_schema_extra=crd(required=True))
+    name: str = Field(default="", json_schema_extra=crd(required=True))
     action: FailurePolicyAction
     on_job_failure_reasons: list[str] | None = None
     on_job_failure_message_patterns: list[str] | None = None
-    target_replicated_jobs: list[str] | None = Field(None, json_schema_extra=crd(listType="atomic"))
+    target_replicated_jobs: list[str] | None = Field(default=None, json_schema_extra=crd(listType="atomic"))
 
     ALWAYS_EMIT = ("action",)
 
@@ -249,7 +249,7 @@ class FailurePolicy(WireModel):
     """``FailurePolicy``: how often and how the JobSet restarts when a Job fails."""
 
     max_restarts: Int32 = 0
-    restart_strategy: JobSetRestartStrategy | None = Field(None, json_schema_extra=crd(default="Recreate"))
+    restart_strategy: JobSetRestartStrategy | None = Field(default=None, json_schema_extra=crd(default="Recreate"))
     rules: list[FailurePolicyRule] | None = None
 
 
@@ -275,7 +275,7 @@ class Coordinator(WireModel):
 class VolumeRetentionPolicy(WireModel):
     """``VolumeRetentionPolicy``: whether the JobSet's claims go when it is deleted."""
 
-    when_deleted: RetentionPolicyType | None = Field(None, json_schema_extra=crd(default="Delete"))
+    when_deleted: RetentionPolicyType | None = Field(default=None, json_schema_extra=crd(default="Delete"))
 
 
 class VolumeClaimPolicy(WireModel):
@@ -283,7 +283,7 @@ class VolumeClaimPolicy(WireModel):
 
     #: core/v1 PersistentVolumeClaim objects, wire form.
     templates: list[dict[str, Any]] | None = Field(
-        None, json_schema_extra=crd(maxItems=50, listType="atomic", items_embedded="PersistentVolumeClaim"))
+        default=None, json_schema_extra=crd(maxItems=50, listType="atomic", items_embedded="PersistentVolumeClaim"))
     retention_policy: VolumeRetentionPolicy | None = None
 
     CRD_VALIDATIONS = ({
@@ -301,18 +301,18 @@ class JobSetSpec(WireModel):
     """``JobSetSpec``: the desired state of a JobSet."""
 
     replicated_jobs: list[ReplicatedJob] | None = Field(
-        None, json_schema_extra=crd(listType="map", listMapKeys=["name"])
+        default=None, json_schema_extra=crd(listType="map", listMapKeys=["name"])
     )
-    network: Network | None = Field(None, json_schema_extra=crd(validations=[_IMMUTABLE]))
-    success_policy: SuccessPolicy | None = Field(None, json_schema_extra=crd(validations=[_IMMUTABLE]))
-    failure_policy: FailurePolicy | None = Field(None, json_schema_extra=crd(validations=[_IMMUTABLE]))
-    startup_policy: StartupPolicy | None = Field(None, json_schema_extra=crd(validations=[_IMMUTABLE]))
+    network: Network | None = Field(default=None, json_schema_extra=crd(validations=[_IMMUTABLE]))
+    success_policy: SuccessPolicy | None = Field(default=None, json_schema_extra=crd(validations=[_IMMUTABLE]))
+    failure_policy: FailurePolicy | None = Field(default=None, json_schema_extra=crd(validations=[_IMMUTABLE]))
+    startup_policy: StartupPolicy | None = Field(default=None, json_schema_extra=crd(validations=[_IMMUTABLE]))
     suspend: bool | None = None
     coordinator: Coordinator | None = None
     managed_by: str | None = None
-    ttl_seconds_after_finished: Int32 | None = Field(None, json_schema_extra=crd(minimum=0))
+    ttl_seconds_after_finished: Int32 | None = Field(default=None, json_schema_extra=crd(minimum=0))
     volume_claim_policies: list[VolumeClaimPolicy] | None = Field(
-        None, json_schema_extra=crd(maxItems=50, listType="atomic", validations=[_IMMUTABLE])
+        default=None, json_schema_extra=crd(maxItems=50, listType="atomic", validations=[_IMMUTABLE])
     )
 
     CRD_VALIDATIONS = ({
@@ -341,7 +341,7 @@ class Condition(WireModel):
 
     type: str = Field(json_schema_extra=crd(maxLength=316, pattern=_CONDITION_TYPE_PATTERN))
     status: ConditionStatus
-    observed_generation: int | None = Field(None, json_schema_extra=crd(minimum=0, format="int64"))
+    observed_generation: int | None = Field(default=None, json_schema_extra=crd(minimum=0, format="int64"))
     last_transition_time: str = Field(json_schema_extra=crd(format="date-time"))
     reason: str = Field(json_schema_extra=crd(maxLength=1024, minLength=1, pattern=_CONDITION_REASON_PATTERN))
     message: str = Field(json_schema_extra=crd(maxLength=32768))
@@ -358,9 +358,9 @@ class ReplicatedJobStatus(WireModel):
     failed: Int32
     active: Int32
     suspended: Int32
-    job_restarts: list[Int32] | None = Field(None, json_schema_extra=crd(maxItems=1024, listType="atomic"))
+    job_restarts: list[Int32] | None = Field(default=None, json_schema_extra=crd(maxItems=1024, listType="atomic"))
     job_restarts_count_towards_max: list[Int32] | None = Field(
-        None, json_schema_extra=crd(maxItems=1024, listType="atomic")
+        default=None, json_schema_extra=crd(maxItems=1024, listType="atomic")
     )
 
     ALWAYS_EMIT = ("name", "ready", "succeeded", "failed", "active", "suspended")
@@ -369,15 +369,15 @@ class ReplicatedJobStatus(WireModel):
 class JobSetStatus(WireModel):
     """``JobSetStatus``: conditions, restarts, terminal state and replicated-job counts."""
 
-    conditions: list[Condition] | None = Field(None, json_schema_extra=crd(listType="map", listMapKeys=["type"]))
+    conditions: list[Condition] | None = Field(default=None, json_schema_extra=crd(listType="map", listMapKeys=["type"]))
     restarts: Int32 = 0
     restarts_count_towards_max: Int32 = 0
     terminal_state: str = ""
     replicated_jobs_status: list[ReplicatedJobStatus] | None = Field(
-        None, json_schema_extra=crd(listType="map", listMapKeys=["name"])
+        default=None, json_schema_extra=crd(listType="map", listMapKeys=["name"])
     )
-    previous_in_place_restart_attempt: Int32 | None = Field(None, json_schema_extra=crd(minimum=0))
-    current_in_place_restart_attempt: Int32 | None = Field(None, json_schema_extra=crd(minimum=0))
+    previous_in_place_restart_attempt: Int32 | None = Field(default=None, json_schema_extra=crd(minimum=0))
+    current_in_place_restart_attempt: Int32 | None = Field(default=None, json_schema_extra=crd(minimum=0))
 
     ALWAYS_EMIT = ("restarts",)
 

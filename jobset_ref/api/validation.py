@@ -578,9 +578,9 @@ def semantic_equal(a: Any, b: Any) -> bool:
     return _normalize(a, None) == _normalize(b, None)
 
 
-def _normalize(value: Any, key: str | None) -> Any:
+def _normalize(value: Any, key: str | None) -> object:
     if isinstance(value, dict):
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for k, v in value.items():
             norm = _normalize(v, k)
             if norm is None:

@@ -154,7 +154,7 @@ def unmapped(cluster: Any, sources: Sequence[tuple[str, dict[str, Any]]]) -> lis
         try:
             cluster.api.registry.for_object(doc)
         except (ApiError, UsageError):
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            meta: dict[str, Any] = doc["metadata"] if isinstance(doc.get("metadata"), dict) else {}
             errors.append(f'error: resource mapping not found for name: "{meta.get("name", "")}" namespace: '
                           f'"{meta.get("namespace", "")}" from "{"STDIN" if path == "-" else path}": no matches for kind "{doc["kind"]}" in '
                           f'version "{doc["apiVersion"]}"\nensure CRDs are installed first')

@@ -14,6 +14,7 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -265,7 +266,9 @@ def _why_not_played(sim: _Simulation, step: dict[str, Any]) -> str | None:
     if action is None:
         return None
     arg = step[action]
-    name = arg if isinstance(arg, str) else (arg or {}).get("name")
+    # What the scenario's YAML holds (not checked here): a name that is not a string makes
+    # cluster.get raise UsageError, which plays the step.
+    name: Any = arg if isinstance(arg, str) else (arg or {}).get("name")
     namespace = "default" if isinstance(arg, str) else (arg or {}).get("namespace", "default")
     try:
         js = cluster.get(JOBSETS, name, namespace)
@@ -313,7 +316,7 @@ def _run_until(cluster: Any, until: float, progress: bool, *, stop_when_finished
     from fakekube import SimulationError
 
     step = 10.0
-    done = (lambda: _finished(cluster)) if stop_when_finished else (lambda: False)
+    done: Callable[[], bool] = (lambda: _finished(cluster)) if stop_when_finished else (lambda: False)
     while cluster.elapsed < until and not done():
         target = min(until, cluster.elapsed + step)
         try:
@@ -442,7 +445,7 @@ def _outcome(js: dict[str, Any]) -> str:
     state = status.get("terminalState")
     if not state:
         return f"JobSet {js['metadata']['name']}: not finished (restarts {status.get('restarts', 0)})"
-    cond = next((c for c in status.get("conditions") or [] if c.get("type") == state and c.get("status") == "True"),
+    cond: dict[str, Any] = next((c for c in status.get("conditions") or [] if c.get("type") == state and c.get("status") == "True"),
                 {})
     why = ": ".join(x for x in (cond.get("reason"), cond.get("message")) if x)
     job_restarts = sum(sum(r.get("jobRestarts") or []) for r in status.get("replicatedJobsStatus") or [])

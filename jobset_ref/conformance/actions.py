@@ -175,6 +175,7 @@ class Actions(Checks):
     def source_path(self, src: dict[str, Any], where: str) -> Path | None:
         """The file a ``manifest:``/``upstream:``/``example:``/``file:`` source reads (None for
         ``inline:``); :class:`ScenarioSkipped` when an optional folder is absent."""
+        path: Path
         if "manifest" in src:
             path = loading.MANIFESTS_DIR / src["manifest"]
         elif "upstream" in src:
@@ -194,6 +195,7 @@ class Actions(Checks):
 
     def load_source(self, src: dict[str, Any], where: str) -> list[dict[str, Any]]:
         path = self.source_path(src, where)
+        text: str | None
         if path is not None:
             text = path.read_text()
         else:

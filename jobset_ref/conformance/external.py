@@ -93,7 +93,7 @@ class ExternalController:
         self.server: Any = None
         self.process: subprocess.Popen[bytes] | None = None
         self._paused = 0
-        self._log: Any = None
+        self._log: BinaryIO | None = None
 
     # ------------------------------------------------------------------ start and stop
     def start(self) -> None:

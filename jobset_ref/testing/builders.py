@@ -19,10 +19,13 @@ each returns the new ``status`` for a Job, to be written with ``update_status``.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakekube import UsageError
 from jobset_ref.api import constants as c
+
+if TYPE_CHECKING:
+    from fakekube import FakeCluster
 
 __all__ = [
     "TEST_POD_SPEC",
@@ -75,7 +78,8 @@ class JobSetWrapper:
 
     @property
     def _spec(self) -> dict[str, Any]:
-        return self._obj["spec"]
+        spec: dict[str, Any] = self._obj["spec"]  # set in __init__
+        return spec
 
     def conditions(self, conditions: list[dict[str, Any]]) -> JobSetWrapper:
         """``status.conditions``."""
@@ -143,7 +147,7 @@ class JobSetWrapper:
         self._obj["metadata"]["generateName"] = prefix
         return self
 
-    def replicated_job(self, rjob: Any) -> JobSetWrapper:
+    def replicated_job(self, rjob: ReplicatedJobWrapper | dict[str, Any]) -> JobSetWrapper:
         """Append to ``spec.replicatedJobs``."""
         self._spec["replicatedJobs"].append(_obj(rjob))
         return self
@@ -200,7 +204,7 @@ class ReplicatedJobWrapper:
     def __init__(self, name: str) -> None:
         self._obj: dict[str, Any] = {"name": name, "template": make_job_template("", "").obj()}
 
-    def job(self, template: Any) -> ReplicatedJobWrapper:
+    def job(self, template: JobTemplateWrapper | dict[str, Any]) -> ReplicatedJobWrapper:
         """``template`` (a JobTemplateSpec or its builder)."""
         self._obj["template"] = _obj(template)
         return self
@@ -250,10 +254,12 @@ class JobTemplateWrapper:
 
     @property
     def _spec(self) -> dict[str, Any]:
-        return self._obj["spec"]
+        spec: dict[str, Any] = self._obj["spec"]  # set in __init__
+        return spec
 
     def _pod_meta(self) -> dict[str, Any]:
-        return self._spec["template"].setdefault("metadata", {})
+        meta: dict[str, Any] = self._spec["template"].setdefault("metadata", {})
+        return meta
 
     def pod_failure_policy(self, policy: dict[str, Any]) -> JobTemplateWrapper:
         """``spec.podFailurePolicy``."""
@@ -447,14 +453,14 @@ def active_job_status(job: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- envtest-style helpers
 
 
-def update_job_status(cluster: Any, name: str, namespace: str, status: dict[str, Any]) -> dict[str, Any]:
+def update_job_status(cluster: FakeCluster, name: str, namespace: str, status: dict[str, Any]) -> dict[str, Any]:
     """Replace a Job's whole status (as the upstream helpers do) and let the cluster settle."""
     job = cluster.get("jobs.batch", name, namespace)
     job["status"] = status
     return cluster.update_status(job)
 
 
-def remove_foreground_finalizers(cluster: Any, namespace: str, count: int | None = None) -> list[str]:
+def remove_foreground_finalizers(cluster: FakeCluster, namespace: str, count: int | None = None) -> list[str]:
     """``removeForegroundDeletionFinalizers``: finish the deletion of (the first ``count``) Jobs
     that carry ``foregroundDeletion``, in name order; returns their names."""
     done: list[str] = []
