@@ -43,6 +43,7 @@ from fakekube.errors import (
     NotFound,
     StrictModeError,
 )
+from fakekube.machinery import field_selectors as fsel
 from fakekube.machinery import patch as patching
 from fakekube.machinery import selectors as sel
 from fakekube.machinery import validation as v
@@ -75,7 +76,7 @@ class Watch:
     resource: ResourceType
     namespace: str | None
     label_selector: sel.LabelSelector | None
-    field_selector: sel.FieldSelector | None
+    field_selector: fsel.FieldSelector | None
     handler: Callable[[WatchEvent], None]
     copy: bool = True
     delay: SimTime = 0
@@ -330,8 +331,8 @@ class ApiServer:
 
     def field_set(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, str]:
         """The values a field selector sees for ``obj``."""
-        extra = None if rt.custom else sel.FIELD_GETTERS.get(rt.plural)
-        return sel.object_field_set(obj, extra, namespaced=rt.namespaced)
+        extra = None if rt.custom else fsel.FIELD_GETTERS.get(rt.plural)
+        return fsel.object_field_set(obj, extra, namespaced=rt.namespaced)
 
     def _body(self, rt: ResourceType, body: Any, namespace: str, *, copy: bool = True,
               trusted: str | None = None) -> dict[str, Any]:
@@ -414,7 +415,7 @@ class ApiServer:
 
     def list(self, resource: str | ResourceType, namespace: str | None = None, *,
              label_selector: str | sel.LabelSelector | None = None,
-             field_selector: str | sel.FieldSelector | None = None,
+             field_selector: str | fsel.FieldSelector | None = None,
              copy: bool = True) -> dict[str, Any]:
         """A ``<Kind>List``: items in (namespace, name) order and the store revision."""
         rt = self.resource(resource)
@@ -437,18 +438,18 @@ class ApiServer:
             return sel.parse_label_selector(value)
         return value
 
-    def _field_selector(self, rt: ResourceType, value: str | sel.FieldSelector | None) -> sel.FieldSelector | None:
+    def _field_selector(self, rt: ResourceType, value: str | fsel.FieldSelector | None) -> fsel.FieldSelector | None:
         if value is None or value == "":
             return None
-        fs = sel.parse_field_selector(value) if isinstance(value, str) else value
-        if rt.custom or rt.plural not in sel.SUPPORTED_FIELDS:
+        fs = fsel.parse_field_selector(value) if isinstance(value, str) else value
+        if rt.custom or rt.plural not in fsel.SUPPORTED_FIELDS:
             supported: Iterable[str] = ["metadata.name", *(["metadata.namespace"] if rt.namespaced else [])]
         else:
-            supported = sel.SUPPORTED_FIELDS[rt.plural]
-        return sel.check_supported(fs, list(supported), rt.plural)
+            supported = fsel.SUPPORTED_FIELDS[rt.plural]
+        return fsel.check_supported(fs, list(supported), rt.plural)
 
     def _predicate(self, rt: ResourceType, label_sel: sel.LabelSelector | None,
-                   field_sel: sel.FieldSelector | None) -> Callable[[dict[str, Any]], bool] | None:
+                   field_sel: fsel.FieldSelector | None) -> Callable[[dict[str, Any]], bool] | None:
         if label_sel is None and field_sel is None:
             return None
 
@@ -462,7 +463,7 @@ class ApiServer:
     def watch(self, resource: str | ResourceType, handler: Callable[[WatchEvent], None], *,
               namespace: str | None = None, resource_version: str | None = None,
               label_selector: str | sel.LabelSelector | None = None,
-              field_selector: str | sel.FieldSelector | None = None,
+              field_selector: str | fsel.FieldSelector | None = None,
               copy: bool = True, delay: SimTime = 0,
               send_initial_events: bool = False, allow_bookmarks: bool = False) -> Watch:
         """Start a watch. Without a resourceVersion (or with "0") current objects arrive as ADDED.
