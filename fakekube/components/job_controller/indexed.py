@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fakekube._core.clock import SimTime
-from fakekube.apiserver.kinds.jobs import IndexSet
+from fakekube.apiserver.kinds.job_indexes import IndexSet
 
 from .backoff import finished_time, remaining_backoff
 from .pod_failure_policy import match_pod_failure_policy
