@@ -24,7 +24,7 @@ PUBLIC_PACKAGES = ["fakekube", "fakekube.clock", "fakekube.errors", "fakekube.ge
                    "fakekube.testing", "fakekube.kueue", "jobset_ref", "jobset_ref.api"]
 #: Library modules that are public as well (apimachinery's counterparts); they also import helpers.
 PUBLIC_LIBRARIES = ["fakekube.machinery.patch", "fakekube.machinery.quantity", "fakekube.machinery.selectors",
-                    "fakekube.machinery.validation", "fakekube.testing.builders", "fakekube.machinery.endpoints",
+                    "fakekube.machinery.field_selectors", "fakekube.machinery.validation", "fakekube.testing.builders", "fakekube.machinery.endpoints",
                     "fakekube.faults"]
 PUBLIC_FAKEKUBE = {m for m in PUBLIC_PACKAGES + PUBLIC_LIBRARIES if m.startswith("fakekube")}
 

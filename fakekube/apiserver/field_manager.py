@@ -52,6 +52,7 @@ from fakekube.machinery.patch import (
     PatchInternalError,
     schema_for,
 )
+from fakekube.machinery.typed_walkers import typed_errors
 
 __all__ = ["FIELD_VALIDATIONS", "FieldManager", "WriteInfo", "check_options", "decode_apply_body",
            "unsupported_media_type"]
@@ -298,7 +299,7 @@ class FieldManager:
         if isinstance(meta, dict) and isinstance(meta.get("managedFields"), list):
             raise BadRequest("metadata.managedFields must be nil")
         t = self.field_type(rt)
-        errors = mf.typed_errors(config, t)
+        errors = typed_errors(config, t)
         if errors:
             raise PatchInternalError(f"failed to create typed patch object ({_gvknn(rt, config)}): "
                                      f"{_validation_errors(errors)}")

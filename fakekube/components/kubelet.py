@@ -65,27 +65,20 @@ terminated``). The kubelet then writes the terminal phase (``Failed``, or ``Succ
 container exited 0) and sends ``DELETE`` with ``gracePeriodSeconds: 0`` and a UID
 precondition; pods with finalizers stay until those are removed.
 
-Scripting outcomes, three ways (resolved each time containers (re)start, so a script applies to
-pods created after it and to pods that have not started yet; per field, a pod annotation beats
-the latest matching script):
+Scripting outcomes (``kubelet_scripts``): pod annotations (``fakekube.io/run-seconds``,
+``exit-code``, ``fail-reason``, ``ready-after-seconds``, ``start-seconds``,
+``termination-seconds``) and ``script_pods(label_selector, ...)``; and immediate actions:
 
-- pod annotations: ``fakekube.io/run-seconds: "60"`` (how long containers run; absent = forever),
-  ``fakekube.io/exit-code: "1"`` (default 0), ``fakekube.io/fail-reason: "OOMKilled"``
-  (``terminated.reason``; default ``Completed``/``Error``),
-  ``fakekube.io/ready-after-seconds: "5"`` (readiness delay after start),
-  ``fakekube.io/start-seconds: "3"`` (overrides ``START_DELAY`` for this pod, e.g. a slow
-  image pull) and ``fakekube.io/termination-seconds: "10"`` (time to exit after SIGTERM);
-- ``script_pods(label_selector, duration=, exit_code=, ready_after=, reason=)``: the latest
-  script whose selector matches the pod's labels wins;
-- immediate actions: ``fail_pod(name, ns, exit_code=1, reason="Error")`` and
-  ``complete_pod(name, ns)`` (running containers exit now; ``restartPolicy`` decides what
-  follows), and ``fail_node(name)``: the node turns ``Ready=Unknown`` (``NodeStatusUnknown``,
+- ``fail_pod(name, ns, exit_code=1, reason="Error")`` and ``complete_pod(name, ns)`` (running
+  containers exit now; ``restartPolicy`` decides what follows), and ``fail_node(name)``: the node turns ``Ready=Unknown`` (``NodeStatusUnknown``,
   ``Kubelet stopped posting node status.``) and gets the ``node.kubernetes.io/unreachable``
   ``NoSchedule`` and ``NoExecute`` taints; every non-terminal pod on it gets
   ``DisruptionTarget=True`` (``DeletionByTaintManager``, ``Taint manager: deleting due to
   NoExecute taint``), phase ``Failed`` with containers ``terminated`` exit 137 (``Error``, or
   ``ContainerStatusUnknown`` if never started), and a ``DELETE`` with grace 0. The dead node's
   kubelet runs nothing afterwards.
+
+The status the kubelet writes is built by ``kubelet_status``.
 
 Not modelled: per-container lifecycles (all app containers share one run, so a probe kill
 restarts them all and they share ``restartCount``), probe jitter and the prober's extra run on
@@ -100,184 +93,56 @@ resize, kubelet Events (Pulling/Created/Started/Killing), ``tolerationSeconds`` 
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, seconds
-from fakekube._core.gocompat import go_duration, go_quote
+from fakekube._core.gocompat import go_duration
 from fakekube._core.jsonutil import deep_copy
-from fakekube._core.loop import Handle
 from fakekube._core.multimap import discard
-from fakekube.components.kubelet_probes import Outcome, parse_outcome, probe_of, timeline
+from fakekube.components.kubelet_probes import probe_of, timeline
+from fakekube.components.kubelet_scripts import (
+    ANNOTATION_START_SECONDS,
+    ANNOTATION_TERMINATION_SECONDS,
+    Script,
+    init_script,
+    pod_script,
+    probe_outcome,
+    seconds_annotation,
+)
+from fakekube.components.kubelet_status import (
+    INITIAL_RESTART_BACKOFF,
+    PodKey,
+    PodRun,
+    container_status,
+    incomplete_inits,
+    init_container_status,
+    pending_status,
+    pod_conditions,
+    probed_containers,
+    running_status,
+    set_conditions,
+    terminated_state,
+    unready_containers,
+)
 from fakekube.errors import ApiError, Conflict, NotFound, UsageError
 from fakekube.machinery import selectors as sel
 from fakekube.runtime.context import Runtime
 
 __all__ = [
     "ACCEPT_DELAY",
-    "ANNOTATION_EXIT_CODE",
-    "ANNOTATION_FAIL_REASON",
-    "ANNOTATION_READY_AFTER",
-    "ANNOTATION_RUN_SECONDS",
-    "ANNOTATION_START_SECONDS",
-    "ANNOTATION_TERMINATION_SECONDS",
-    "INITIAL_RESTART_BACKOFF",
     "MAX_RESTART_BACKOFF",
     "START_DELAY",
     "Kubelet",
-    "Script",
 ]
 
 ACCEPT_DELAY: SimTime = 0
 START_DELAY: SimTime = 1 * SECOND
-INITIAL_RESTART_BACKOFF: SimTime = 10 * SECOND
 MAX_RESTART_BACKOFF: SimTime = 300 * SECOND
 BACKOFF_RESET: SimTime = 600 * SECOND
 
-ANNOTATION_RUN_SECONDS = "fakekube.io/run-seconds"
-ANNOTATION_EXIT_CODE = "fakekube.io/exit-code"
-ANNOTATION_FAIL_REASON = "fakekube.io/fail-reason"
-ANNOTATION_READY_AFTER = "fakekube.io/ready-after-seconds"
-ANNOTATION_START_SECONDS = "fakekube.io/start-seconds"
-ANNOTATION_TERMINATION_SECONDS = "fakekube.io/termination-seconds"
-ANNOTATION_PROBE_PREFIX = "fakekube.io/"  # + readiness / liveness / startup [+ .<container>]
-ANNOTATION_INIT_RUN_SECONDS = "fakekube.io/init-run-seconds"  # [+ .<init container>]
-ANNOTATION_INIT_EXIT_CODE = "fakekube.io/init-exit-code"  # [+ .<init container>]
-
-KUBELET_CONDITIONS = frozenset({"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady"})
 UNREACHABLE_TAINT = "node.kubernetes.io/unreachable"
 UNKNOWN_MESSAGE = "The container could not be located when the pod was terminated"
-
-PodKey = tuple[str, str]
-# A pod condition the kubelet owns, as (status, reason, message); "" stands for an absent field.
-Condition = tuple[str, str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Script:
-    """A scripted container outcome: run ``duration`` s (None: forever), then exit ``exit_code``."""
-
-    duration: float | None = None
-    exit_code: int = 0
-    ready_after: float | None = None
-    reason: str | None = None
-
-
-_NO_SCRIPT = Script()
-
-
-@dataclass(slots=True)
-class _Run:
-    """What one node's kubelet tracks for one pod."""
-
-    key: PodKey
-    uid: str
-    node: str
-    stage: str = "accepted"  # accepted, running, backoff, terminating, done
-    handles: list[Handle] = field(default_factory=list)
-    started_at: SimTime | None = None
-    restart_count: int = 0
-    last_state: dict[str, Any] = field(default_factory=dict)
-    backoff: SimTime = INITIAL_RESTART_BACKOFF
-    ready: bool = False
-    script: Script = Script()
-    probes: dict[tuple[str, str], bool] = field(default_factory=dict)  # (kind, container) -> result
-    initialized: bool = False
-    init_states: dict[str, dict[str, Any]] = field(default_factory=dict)  # init container -> state
-    init_restarts: dict[str, int] = field(default_factory=dict)
-    container_ids: dict[tuple[str, int], str] = field(default_factory=dict)  # (container, restarts) -> ID
-    # The conditions list of this kubelet's last status write, the (type, status, reason, message)
-    # tuples it was built from and the condition maps built from them (``_set_conditions``).
-    conditions: tuple[list[dict[str, Any]], list[tuple[str, str, str, str]], list[dict[str, Any]]] | None = None
-
-    def container_id(self, name: str, restarts: int) -> str:
-        """The runtime's ID of ``name``'s ``restarts``-th run: a hash of the pod's UID, the name and the count."""
-        cid = self.container_ids.get((name, restarts))
-        if cid is None:
-            cid = self.container_ids[(name, restarts)] = f"containerd://{_hex(f'{self.uid}/{name}/{restarts}')}"
-        return cid
-
-    def cancel(self) -> None:
-        for h in self.handles:
-            h.cancel()
-        self.handles.clear()
-
-
-def _image_ref(image: str) -> str:
-    """How container runtimes report an image: ``busybox`` → ``docker.io/library/busybox:latest``."""
-    name, _, digest = image.partition("@")
-    first = name.split("/", 1)[0]
-    if "/" not in name:
-        name = f"docker.io/library/{name}"
-    elif "." not in first and ":" not in first and first != "localhost":
-        name = f"docker.io/{name}"
-    if digest:
-        return f"{name}@{digest}"
-    if ":" not in name.rsplit("/", 1)[-1]:
-        name += ":latest"
-    return name
-
-
-def _hex(text: str, n: int = 64) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=n // 2).hexdigest()
-
-
-_IMAGE_IDS: dict[str, tuple[str, str]] = {}
-
-
-def _image_ids(image: str) -> tuple[str, str]:
-    """(``image``, ``imageID``) as reported in a container status; memoized per spec image (pure)."""
-    ids = _IMAGE_IDS.get(image)
-    if ids is None:
-        if len(_IMAGE_IDS) >= 4096:
-            _IMAGE_IDS.clear()
-        ref = _image_ref(image)
-        ids = _IMAGE_IDS[image] = (ref, f"{ref.split('@')[0].rsplit(':', 1)[0]}@sha256:{_hex(ref)}")
-    return ids
-
-
-def _probed_containers(pod: dict[str, Any]) -> list[dict[str, Any]]:
-    """Restartable init containers (sidecars), then app containers: those that run and are probed."""
-    spec = pod.get("spec") or {}
-    inits = spec.get("initContainers")
-    if not inits:
-        return spec.get("containers") or []
-    return [*(c for c in inits if c.get("restartPolicy") == "Always"), *(spec.get("containers") or [])]
-
-
-_TRUE: Condition = ("True", "", "")
-
-
-def _gates_condition(pod: dict[str, Any], status: dict[str, Any]) -> Condition:
-    """The Ready condition of a pod whose containers are ready: True unless a readiness gate's
-    condition (owned by whoever sets it through ``pods/status``) is missing or not True."""
-    gates = (pod.get("spec") or {}).get("readinessGates") or []
-    if not gates:
-        return _TRUE
-    current = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
-    messages = []
-    for gate in gates:
-        ctype = gate.get("conditionType")
-        if ctype not in current:
-            messages.append(f"corresponding condition of pod readiness gate {go_quote(str(ctype or ''))} does not exist.")
-        elif current[ctype] != "True":
-            messages.append(f"the status of pod readiness gate {go_quote(str(ctype or ''))} is not \"True\", but {current[ctype]}")
-    if messages:
-        return "False", "ReadinessGatesNotReady", ", ".join(messages)
-    return _TRUE
-
-
-def _condition(wanted: tuple[str, str, str, str], transition: Any) -> dict[str, Any]:
-    """The condition map of ``(type, status, reason, message)`` ("" for an absent field)."""
-    ctype, cstatus, reason, message = wanted
-    cond = {"type": ctype, "status": cstatus, "lastProbeTime": None, "lastTransitionTime": transition}
-    if reason:
-        cond["reason"] = reason
-    if message:
-        cond["message"] = message
-    return cond
 
 
 class Kubelet:
@@ -289,7 +154,7 @@ class Kubelet:
         self.rt = rt
         self.client = rt.shared_client("kubelet")
         self.start_delay = start_delay
-        self._runs: dict[PodKey, _Run] = {}
+        self._runs: dict[PodKey, PodRun] = {}
         self._scripts: list[tuple[sel.LabelSelector, Script]] = []
         self._failed_nodes: dict[str, None] = {}
         self._next_ip = 0
@@ -367,7 +232,7 @@ class Kubelet:
             self._node_failure(pod, run)
 
     # ------------------------------------------------------------------ helpers
-    def _running_run(self, name: str, namespace: str, verb: str) -> _Run:
+    def _running_run(self, name: str, namespace: str, verb: str) -> PodRun:
         pod = self.client.get("pods", name, namespace)
         run = self._runs.get((namespace, name))
         if run is None or run.uid != pod["metadata"]["uid"] or run.stage != "running":
@@ -379,7 +244,7 @@ class Kubelet:
                              f"annotations or script_pods()")
         return run
 
-    def _later(self, run: _Run, delay: SimTime, fn: Any, label: str) -> None:
+    def _later(self, run: PodRun, delay: SimTime, fn: Any, label: str) -> None:
         run.handles.append(self.rt.loop.call_later(delay, fn, label=f"kubelet {label} {run.key[0]}/{run.key[1]}"))
 
     def _allocate_ip(self) -> str:
@@ -395,42 +260,9 @@ class Kubelet:
                 return str(addr.get("address"))
         return ""
 
-    def _script(self, pod: dict[str, Any]) -> Script:
-        labels = pod["metadata"].get("labels") or {}
-        script = _NO_SCRIPT
-        for selector, candidate in reversed(self._scripts):
-            if selector.matches(labels):
-                script = candidate
-                break
-        ann = pod["metadata"].get("annotations") or {}
-        if not (ANNOTATION_RUN_SECONDS in ann or ANNOTATION_EXIT_CODE in ann or ANNOTATION_READY_AFTER in ann
-                or ANNOTATION_FAIL_REASON in ann):
-            return script  # (frozen: the matching script itself, or the default)
-        duration, exit_code, ready_after, reason = script.duration, script.exit_code, script.ready_after, script.reason
-        try:
-            if ANNOTATION_RUN_SECONDS in ann:
-                duration = float(ann[ANNOTATION_RUN_SECONDS])
-            if ANNOTATION_EXIT_CODE in ann:
-                exit_code = int(ann[ANNOTATION_EXIT_CODE])
-            if ANNOTATION_READY_AFTER in ann:
-                ready_after = float(ann[ANNOTATION_READY_AFTER])
-        except ValueError as err:
-            self._malformed(pod, err)
-        reason = ann.get(ANNOTATION_FAIL_REASON, reason)
-        return Script(duration, exit_code, ready_after, reason)
-
     def _malformed(self, pod: dict[str, Any], err: ValueError) -> None:
         self.rt.trace.add(f"kubelet ignores a malformed fakekube.io annotation on "
                           f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}: {err}")
-
-    def _seconds_annotation(self, pod: dict[str, Any], key: str, default: SimTime) -> SimTime:
-        raw = (pod["metadata"].get("annotations") or {}).get(key)
-        if raw is None:
-            return default
-        try:
-            return max(0, seconds(float(raw)))
-        except ValueError:
-            return default
 
     # ------------------------------------------------------------------ events
     def _track_node(self, type_: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -483,7 +315,7 @@ class Kubelet:
         if run is None:
             if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 return
-            run = self._runs[key] = _Run(key=key, uid=meta.get("uid", ""), node=node)
+            run = self._runs[key] = PodRun(key=key, uid=meta.get("uid", ""), node=node)
             if meta.get("deletionTimestamp"):
                 self._terminate(run, obj)
                 return
@@ -500,16 +332,16 @@ class Kubelet:
         for pod in self._pods_on(obj["metadata"]["name"]):
             self._on_pod("ADDED", pod, None)
 
-    def _sync_gates(self, run: _Run, pod: dict[str, Any]) -> None:
+    def _sync_gates(self, run: PodRun, pod: dict[str, Any]) -> None:
         """Rewrite the Ready condition when a readiness gate's condition changed what it should say."""
         status = pod.get("status") or {}
-        wanted = self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod), phase="Running")[2]
-        current = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
+        wanted = pod_conditions(pod, status, sandbox=True, unready=unready_containers(run, pod), phase="Running")[2]
+        current: dict[str, Any] = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), {})
         if all(current.get(k) == (w or None) for k, w in zip(("status", "reason", "message"), wanted[1:], strict=True)):
             return
-        self._write(run, lambda p, s: self._running_status(run, p, s))
+        self._write(run, lambda p, s: running_status(self.rt.now, run, p, s))
 
-    def _run_pod(self, run: _Run) -> dict[str, Any] | None:
+    def _run_pod(self, run: PodRun) -> dict[str, Any] | None:
         """The pod ``run`` belongs to: the informer's copy or, while the cache is behind (a relist, a
         late delivery), the live one. A container's exit or start does not wait for a watch event;
         None once the pod is gone."""
@@ -522,7 +354,7 @@ class Kubelet:
             return None
 
     # ------------------------------------------------------------------ status writes
-    def _write(self, run: _Run, mutate: Any) -> dict[str, Any] | None:
+    def _write(self, run: PodRun, mutate: Any) -> dict[str, Any] | None:
         """Let ``mutate(pod, status)`` change the pod's status and write it back.
 
         Starts from the informer's copy with its resourceVersion as a precondition (cheap); on a
@@ -556,126 +388,13 @@ class Kubelet:
         self._drop(run)
         return None
 
-    def _drop(self, run: _Run) -> None:
+    def _drop(self, run: PodRun) -> None:
         run.cancel()
         if self._runs.get(run.key) is run:
             del self._runs[run.key]
 
-    def _set_conditions(self, run: _Run, status: dict[str, Any], wanted: list[tuple[str, str, str, str]]) -> None:
-        """Kubelet-owned conditions ``(type, status, reason, message)`` first, in the kubelet's
-        order; others (PodScheduled, …) after. A condition keeps its lastTransitionTime while its
-        status stays the same.
-
-        While the pod's conditions are still the list of this kubelet's last write (a stored
-        object is the body written, frozen), they are rebuilt from what that write was made of:
-        an unchanged condition is the very map written before, and the others follow it."""
-        now = format_time(self.rt.now)
-        conditions = status.get("conditions") or []
-        mine = run.conditions
-        out: list[dict[str, Any]] = []
-        if mine is not None and mine[0] is conditions:
-            _, before, built = mine
-            for w, was, prev in zip(wanted, before, built, strict=True):
-                out.append(prev if w == was else _condition(w, prev["lastTransitionTime"] if w[1] == was[1] else now))
-            others = conditions[len(built):]
-        else:
-            old = {c.get("type"): c for c in conditions}
-            for w in wanted:
-                prev = old.get(w[0])
-                out.append(_condition(w, prev.get("lastTransitionTime") if prev is not None
-                                      and prev.get("status") == w[1] else now))
-            others = [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS]
-        status["conditions"] = written = out + others
-        run.conditions = (written, wanted, out)
-
-    def _pod_conditions(self, pod: dict[str, Any], status: dict[str, Any], *, sandbox: bool, unready: list[str],
-                        phase: str, incomplete: list[str] | None = None) -> list[tuple[str, str, str, str]]:
-        """``pkg/kubelet/status/generate.go``: Ready is ContainersReady, then the readiness gates.
-        Each condition is ``(type, status, reason, message)``, "" for an absent field."""
-        ready_c: Condition
-        if phase in ("Succeeded", "Failed"):
-            ready_c = ("False", "PodCompleted" if phase == "Succeeded" else "PodFailed", "")
-            pod_ready = ready_c
-        elif not unready:
-            ready_c = _TRUE
-            pod_ready = _gates_condition(pod, status)
-        else:
-            ready_c = ("False", "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]")
-            pod_ready = ready_c
-        init: Condition = _TRUE
-        if phase == "Succeeded":
-            init = ("True", "PodCompleted", "")
-        elif incomplete:
-            init = ("False", "ContainersNotInitialized", f"containers with incomplete status: [{' '.join(incomplete)}]")
-        return [("PodReadyToStartContainers", "True" if sandbox else "False", "", ""), ("Initialized", *init),
-                ("Ready", *pod_ready), ("ContainersReady", *ready_c)]
-
-    def _unready(self, run: _Run, pod: dict[str, Any]) -> list[str]:
-        """Names of the sidecars and app containers that are not ready, in upstream's order."""
-        return [c["name"] for c in _probed_containers(pod) if not self._ready(run, c["name"])]
-
-    def _incomplete(self, run: _Run, pod: dict[str, Any]) -> list[str]:
-        """Init containers that have not completed (sidecars: not started) while the pod initializes."""
-        if run.initialized:
-            return []
-        out = []
-        for c in (pod.get("spec") or {}).get("initContainers") or []:
-            state = run.init_states.get(c["name"], {})
-            done = self._started(run, c["name"]) if c.get("restartPolicy") == "Always" else (
-                (state.get("terminated") or {}).get("exitCode") == 0)
-            if not done:
-                out.append(c["name"])
-        return out
-
-    def _started(self, run: _Run, name: str) -> bool:
-        """The container runs and passed its startup probe (if it has one); a sidecar keeps running
-        while the app containers restart."""
-        if name in run.init_states:
-            return (run.stage in ("initializing", "running", "backoff") and "running" in run.init_states[name]
-                    and run.probes.get(("startup", name), True))
-        return run.stage == "running" and run.probes.get(("startup", name), True)
-
-    def _init_status(self, run: _Run, c: dict[str, Any], *, final: dict[str, Any] | None = None) -> dict[str, Any]:
-        """An ``initContainerStatuses`` entry from what the init container did (``final``: the pod's
-        containers were stopped with that state)."""
-        name = c["name"]
-        state = run.init_states.get(name)
-        created = state is not None
-        if state is None:
-            state = {"waiting": {"reason": "PodInitializing"}}
-        elif final is not None and "running" in state:
-            term = {k: v for k, v in final["terminated"].items() if k not in ("startedAt", "finishedAt")}
-            state = {"terminated": {**term, "startedAt": state["running"]["startedAt"],
-                                    "finishedAt": final["terminated"]["finishedAt"]}}
-        sidecar = c.get("restartPolicy") == "Always"
-        if final is not None:
-            ready, started = (False, False) if sidecar else ((state.get("terminated") or {}).get("exitCode") == 0,
-                                                             False)
-        elif sidecar:
-            ready, started = self._ready(run, name), self._started(run, name)
-        else:
-            ready, started = (state.get("terminated") or {}).get("exitCode") == 0, "running" in state
-        return self._container_status(run, c, state, ready=ready, started=started, created=created,
-                                      restarts=run.init_restarts.get(name, 0))
-
-    def _ready(self, run: _Run, name: str) -> bool:
-        """Started, and ready by its readiness probe, or (without one) after the scripted delay."""
-        return self._started(run, name) and run.probes.get(("readiness", name), run.ready)
-
-    def _container_status(self, run: _Run, c: dict[str, Any], state: dict[str, Any], *, ready: bool,
-                          started: bool, created: bool, restarts: int | None = None) -> dict[str, Any]:
-        image, image_id = _image_ids(str(c.get("image", "")))
-        count = run.restart_count if restarts is None else restarts
-        status: dict[str, Any] = {"name": c["name"], "state": state, "lastState": run.last_state.get(c["name"], {}),
-                                  "ready": ready, "restartCount": count, "image": image,
-                                  "imageID": "", "started": started}
-        if created:
-            status["imageID"] = image_id
-            status["containerID"] = run.container_id(c["name"], count)
-        return status
-
     # ------------------------------------------------------------------ stages
-    def _accept(self, run: _Run) -> None:
+    def _accept(self, run: PodRun) -> None:
         run.handles.clear()
 
         def mutate(pod: dict[str, Any], status: dict[str, Any]) -> None:
@@ -685,39 +404,27 @@ class Kubelet:
             status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
             status["startTime"] = format_time(self.rt.now)
-            self._pending_status(run, pod, status)
+            pending_status(self.rt.now, run, pod, status)
 
         pod = self._write(run, mutate)
         if pod is None:
             return
-        delay = self._seconds_annotation(pod, ANNOTATION_START_SECONDS, self.start_delay)
+        delay = seconds_annotation(pod, ANNOTATION_START_SECONDS, self.start_delay)
         self._later(run, delay, lambda: self._start(run), "start")
 
-    def _pending_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
-        """Phase Pending: init containers as far as they got, app containers waiting for them."""
-        spec = pod.get("spec") or {}
-        status["phase"] = "Pending"
-        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
-                                                          phase="Pending", incomplete=self._incomplete(run, pod)))
-        if spec.get("initContainers"):
-            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
-        waiting = {"waiting": {"reason": "PodInitializing" if spec.get("initContainers") else "ContainerCreating"}}
-        status["containerStatuses"] = [self._container_status(run, c, waiting, ready=False, started=False,
-                                                              created=False) for c in spec.get("containers") or []]
-
-    def _start(self, run: _Run) -> None:
+    def _start(self, run: PodRun) -> None:
         run.handles.clear()
         pod = self._run_pod(run)
         if pod is None:
             return
         if not run.initialized and (pod.get("spec") or {}).get("initContainers"):
-            run.script = self._script(pod)
+            run.script = pod_script(self._scripts, pod, self._malformed)
             run.ready = not run.script.ready_after
             run.stage = "initializing"
             self._init_step(run, 0)
             return
         run.initialized = True
-        run.script = self._script(pod)
+        run.script = pod_script(self._scripts, pod, self._malformed)
         run.stage = "running"
         run.started_at = self.rt.now
         run.ready = not run.script.ready_after
@@ -725,7 +432,7 @@ class Kubelet:
         while changes and changes[0][0] == 0:
             _, kind, name, result = changes.pop(0)
             run.probes[(kind, name)] = result
-        self._write(run, lambda p, s: self._running_status(run, p, s))
+        self._write(run, lambda p, s: running_status(self.rt.now, run, p, s))
         if self._runs.get(run.key) is not run:
             return
         for when in dict.fromkeys(t for t, *_ in changes):
@@ -742,23 +449,8 @@ class Kubelet:
             self._later(run, seconds(run.script.duration), lambda: self._exit(run, code, reason), "exit")
 
     # ------------------------------------------------------------------ init containers
-    def _init_script(self, pod: dict[str, Any], name: str) -> tuple[float, int]:
-        """(run seconds, exit code) of a regular init container: ``fakekube.io/init-run-seconds`` and
-        ``fakekube.io/init-exit-code`` (``.<container>`` for one); default (0, 0)."""
-        ann = pod["metadata"].get("annotations") or {}
-        duration, code = 0.0, 0
-        try:
-            raw = ann.get(f"{ANNOTATION_INIT_RUN_SECONDS}.{name}", ann.get(ANNOTATION_INIT_RUN_SECONDS))
-            if raw is not None:
-                duration = max(0.0, float(raw))
-            raw = ann.get(f"{ANNOTATION_INIT_EXIT_CODE}.{name}", ann.get(ANNOTATION_INIT_EXIT_CODE))
-            if raw is not None:
-                code = int(raw)
-        except ValueError as err:
-            self._malformed(pod, err)
-        return duration, code
 
-    def _init_step(self, run: _Run, index: int) -> None:
+    def _init_step(self, run: PodRun, index: int) -> None:
         """Run init containers in order from ``index``: a regular one runs its scripted time and
         exits; a sidecar starts (and, with a startup probe, must pass it) before the next one."""
         pod = self._run_pod(run)
@@ -773,10 +465,10 @@ class Kubelet:
                 run.init_states[name] = {"running": {"startedAt": now}}
                 startup = probe_of(c, "startup")
                 if startup is not None:
-                    first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                    first = timeline(startup, probe_outcome(pod, "startup", name, self._malformed), initial=None)[:1]
                     if not first or not first[0][1] or first[0][0] > 0:
                         run.probes[("startup", name)] = False
-                        self._write(run, lambda p, s: self._pending_status(run, p, s))
+                        self._write(run, lambda p, s: pending_status(self.rt.now, run, p, s))
                         if first and first[0][1]:
                             self._later(run, seconds(first[0][0]), partial(self._sidecar_started, run, name, index),
                                         "sidecar-started")
@@ -787,24 +479,24 @@ class Kubelet:
                     run.probes[("startup", name)] = True
                 index += 1
                 continue
-            duration, code = self._init_script(pod, name)
+            duration, code = init_script(pod, name, self._malformed)
             if duration == 0 and code == 0:
                 run.init_states[name] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now,
                                                         "finishedAt": now}}
                 index += 1
                 continue
             run.init_states[name] = {"running": {"startedAt": now}}
-            self._write(run, lambda p, s: self._pending_status(run, p, s))
+            self._write(run, lambda p, s: pending_status(self.rt.now, run, p, s))
             self._later(run, seconds(duration), partial(self._init_exit, run, index, code, now), "init-exit")
             return
         run.initialized = True
         self._start(run)
 
-    def _sidecar_started(self, run: _Run, name: str, index: int) -> None:
+    def _sidecar_started(self, run: PodRun, name: str, index: int) -> None:
         run.probes[("startup", name)] = True
         self._init_step(run, index + 1)
 
-    def _init_exit(self, run: _Run, index: int, code: int, started_at: str) -> None:
+    def _init_exit(self, run: PodRun, index: int, code: int, started_at: str) -> None:
         """A regular init container exited: go on, fail the pod (``Never``), or restart it after a back-off."""
         pod = self._run_pod(run)
         if pod is None or run.stage != "initializing":
@@ -830,38 +522,26 @@ class Kubelet:
             "message": f"back-off {go_duration(delay)} restarting failed container={name} pod={run.key[1]}_{ns}({uid})"}}
         self.rt.trace.add(f"kubelet {ns}/{run.key[1]} init container {name} exited {code} (Error); restart "
                           f"#{run.init_restarts[name]} in {go_duration(delay)}")
-        self._write(run, lambda p, s: self._pending_status(run, p, s))
+        self._write(run, lambda p, s: pending_status(self.rt.now, run, p, s))
         self._later(run, delay, partial(self._init_step, run, index), "init-restart")
 
     # ------------------------------------------------------------------ probes
-    def _outcome(self, pod: dict[str, Any], kind: str, name: str) -> Outcome:
-        """The scripted result of a container's probe: ``fakekube.io/<kind>.<container>``, else
-        ``fakekube.io/<kind>``, else always succeeding."""
-        ann = pod["metadata"].get("annotations") or {}
-        raw = ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}.{name}", ann.get(f"{ANNOTATION_PROBE_PREFIX}{kind}"))
-        if raw is None:
-            return Outcome()
-        try:
-            return parse_outcome(str(raw))
-        except ValueError as err:
-            self._malformed(pod, err)
-            return Outcome()
 
-    def _probe_plan(self, run: _Run, pod: dict[str, Any]) -> tuple[list[tuple[float, str, str, bool]],
+    def _probe_plan(self, run: PodRun, pod: dict[str, Any]) -> tuple[list[tuple[float, str, str, bool]],
                                                                    tuple[float, str, str] | None]:
         """At a container start: every change of a startup/readiness result (seconds after the start,
         kind, container, result), and the first probe failure that kills the containers, if any."""
         run.probes = {k: v for k, v in run.probes.items() if k[0] == "startup" and k[1] in run.init_states and v}
         changes: list[tuple[float, str, str, bool]] = []
         kills: list[tuple[float, str, str]] = []
-        for c in _probed_containers(pod):
+        for c in probed_containers(pod):
             if "startupProbe" not in c and "readinessProbe" not in c and "livenessProbe" not in c:
                 continue  # (probe_of would find none of the three)
             name, after = c["name"], 0.0
             startup = probe_of(c, "startup")
             if startup is not None and not run.probes.get(("startup", name)):
                 run.probes[("startup", name)] = False
-                first = timeline(startup, self._outcome(pod, "startup", name), initial=None)[:1]
+                first = timeline(startup, probe_outcome(pod, "startup", name, self._malformed), initial=None)[:1]
                 if first and not first[0][1]:
                     kills.append((first[0][0], name, "startup"))
                     continue
@@ -873,22 +553,22 @@ class Kubelet:
             if readiness is not None:
                 run.probes[("readiness", name)] = False
                 changes += [(t, "readiness", name, ok) for t, ok in
-                            timeline(readiness, self._outcome(pod, "readiness", name), initial=False, after=after)]
+                            timeline(readiness, probe_outcome(pod, "readiness", name, self._malformed), initial=False, after=after)]
             liveness = probe_of(c, "liveness")
             if liveness is not None:
                 kills += [(t, name, "liveness") for t, ok in
-                          timeline(liveness, self._outcome(pod, "liveness", name), initial=True, after=after)[:1]]
+                          timeline(liveness, probe_outcome(pod, "liveness", name, self._malformed), initial=True, after=after)[:1]]
         changes.sort(key=lambda change: change[0])
         return changes, min(kills, key=lambda kill: kill[0], default=None)
 
-    def _probe_results(self, run: _Run, results: list[tuple[str, str, bool]]) -> None:
+    def _probe_results(self, run: PodRun, results: list[tuple[str, str, bool]]) -> None:
         if run.stage != "running":
             return
         for kind, name, result in results:
             run.probes[(kind, name)] = result
-        self._write(run, lambda p, s: self._running_status(run, p, s))
+        self._write(run, lambda p, s: running_status(self.rt.now, run, p, s))
 
-    def _probe_kill(self, run: _Run, name: str, kind: str) -> None:
+    def _probe_kill(self, run: PodRun, name: str, kind: str) -> None:
         """``kuberuntime``: a failed liveness/startup probe kills the container (SIGKILL after the
         grace period: exit 137, ``Error``); restartPolicy decides what follows."""
         if run.stage != "running":
@@ -897,35 +577,13 @@ class Kubelet:
                           f"will be restarted")
         self._exit(run, 137, "Error")
 
-    def _running_status(self, run: _Run, pod: dict[str, Any], status: dict[str, Any]) -> None:
-        spec = pod.get("spec") or {}
-        started = format_time(run.started_at or self.rt.now)
-        status["phase"] = "Running"
-        self._set_conditions(run, status, self._pod_conditions(pod, status, sandbox=True, unready=self._unready(run, pod),
-                                                                   phase="Running"))
-        if spec.get("initContainers"):
-            status["initContainerStatuses"] = [self._init_status(run, c) for c in spec["initContainers"]]
-        status["containerStatuses"] = [
-            self._container_status(run, c, {"running": {"startedAt": started}}, ready=self._ready(run, c["name"]),
-                                   started=self._started(run, c["name"]), created=True)
-            for c in spec.get("containers") or []]
-
-    def _become_ready(self, run: _Run) -> None:
+    def _become_ready(self, run: PodRun) -> None:
         if run.stage != "running":
             return
         run.ready = True
-        self._write(run, lambda p, s: self._running_status(run, p, s))
+        self._write(run, lambda p, s: running_status(self.rt.now, run, p, s))
 
-    def _terminated(self, run: _Run, code: int, reason: str, *, message: str = "") -> dict[str, Any]:
-        term: dict[str, Any] = {"exitCode": code, "reason": reason}
-        if message:
-            term["message"] = message
-        if run.started_at is not None:
-            term["startedAt"] = format_time(run.started_at)
-        term["finishedAt"] = format_time(self.rt.now)
-        return {"terminated": term}
-
-    def _exit(self, run: _Run, code: int, reason: str) -> None:
+    def _exit(self, run: PodRun, code: int, reason: str) -> None:
         """The app containers exited with ``code``: restart in place or finish the pod."""
         run.cancel()
         pod = self._run_pod(run)
@@ -941,7 +599,7 @@ class Kubelet:
             run.backoff = INITIAL_RESTART_BACKOFF
         delay = run.backoff
         run.backoff = min(run.backoff * 2, MAX_RESTART_BACKOFF)
-        term = self._terminated(run, code, reason)
+        term = terminated_state(self.rt.now, run, code, reason)
         for c in (pod.get("spec") or {}).get("containers") or []:
             run.last_state[c["name"]] = term
         run.restart_count += 1
@@ -950,10 +608,10 @@ class Kubelet:
         name, ns, uid = run.key[1], run.key[0], run.uid
 
         def mutate(p: dict[str, Any], status: dict[str, Any]) -> None:
-            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=True, unready=self._unready(run, p),
-                                                                   phase="Running"))
+            set_conditions(self.rt.now, run, status, pod_conditions(
+                p, status, sandbox=True, unready=unready_containers(run, p), phase="Running"))
             status["containerStatuses"] = [
-                self._container_status(run, c, {"waiting": {
+                container_status(run, c, {"waiting": {
                     "reason": "CrashLoopBackOff",
                     "message": f"back-off {go_duration(delay)} restarting failed container={c['name']} "
                                f"pod={name}_{ns}({uid})"}}, ready=False, started=False, created=True)
@@ -965,7 +623,7 @@ class Kubelet:
         if self._runs.get(run.key) is run:
             self._later(run, delay, lambda: self._start(run), "restart")
 
-    def _finish(self, run: _Run, pod: dict[str, Any], code: int, reason: str, *,
+    def _finish(self, run: PodRun, pod: dict[str, Any], code: int, reason: str, *,
                 message: str = "", extra: Any = None, apps: dict[str, Any] | None = None) -> None:
         """Containers terminated with ``code``; write the terminal phase."""
         run.cancel()
@@ -978,21 +636,21 @@ class Kubelet:
             status["phase"] = phase
             if extra is not None:
                 extra(status)
-            self._set_conditions(run, status, self._pod_conditions(p, status, sandbox=False, unready=[], phase=phase,
-                                                              incomplete=self._incomplete(run, p)))
-            term = self._terminated(run, code, reason, message=message)
+            set_conditions(self.rt.now, run, status, pod_conditions(
+                p, status, sandbox=False, unready=[], phase=phase, incomplete=incomplete_inits(run, p)))
+            term = terminated_state(self.rt.now, run, code, reason, message=message)
             if spec.get("initContainers") and run.init_states:
-                status["initContainerStatuses"] = [self._init_status(run, c, final=term)
+                status["initContainerStatuses"] = [init_container_status(run, c, final=term)
                                                    for c in spec["initContainers"]]
             app = term if apps is None else apps
             status["containerStatuses"] = [
-                self._container_status(run, c, app, ready=False, started=False, created=created)
+                container_status(run, c, app, ready=False, started=False, created=created)
                 for c in spec.get("containers") or []]
 
         self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} {phase} (exit {code}, {reason})")
         self._write(run, mutate)
 
-    def _terminate(self, run: _Run, pod: dict[str, Any]) -> None:
+    def _terminate(self, run: PodRun, pod: dict[str, Any]) -> None:
         """Graceful deletion: SIGTERM now, SIGKILL at the end of the grace period."""
         previous = run.stage
         run.cancel()
@@ -1005,7 +663,7 @@ class Kubelet:
             self._finish(run, pod, 137, "ContainerStatusUnknown", message=UNKNOWN_MESSAGE)
             self._delete(run)
             return
-        stop = self._seconds_annotation(pod, ANNOTATION_TERMINATION_SECONDS, 0)
+        stop = seconds_annotation(pod, ANNOTATION_TERMINATION_SECONDS, 0)
         code = 143 if stop < grace else 137
         self.rt.trace.add(f"kubelet {run.key[0]}/{run.key[1]} killing containers (grace "
                           f"{grace // SECOND}s, exit {code} in {min(stop, grace) / SECOND:g}s)")
@@ -1021,7 +679,7 @@ class Kubelet:
 
         self._later(run, min(stop, grace), kill, "kill")
 
-    def _delete(self, run: _Run) -> None:
+    def _delete(self, run: PodRun) -> None:
         try:
             self.client.delete("pods", run.key[1], run.key[0], grace_period_seconds=0,
                                preconditions={"uid": run.uid})
@@ -1030,10 +688,10 @@ class Kubelet:
         except ApiError as err:
             self.rt.trace.add(f"kubelet delete {run.key[0]}/{run.key[1]} failed: {err.message}")
 
-    def _node_failure(self, pod: dict[str, Any], run: _Run | None) -> None:
+    def _node_failure(self, pod: dict[str, Any], run: PodRun | None) -> None:
         meta = pod["metadata"]
         if run is None:
-            run = _Run(key=(meta["namespace"], meta["name"]), uid=meta.get("uid", ""),
+            run = PodRun(key=(meta["namespace"], meta["name"]), uid=meta.get("uid", ""),
                        node=(pod.get("spec") or {}).get("nodeName", ""))
         started = run.started_at is not None and run.stage in ("running", "backoff", "terminating")
 

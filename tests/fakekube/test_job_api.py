@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakekube.apiserver.kinds.jobs import IndexSet, validate_indexes_format
+from fakekube.apiserver.kinds.job_indexes import IndexSet, validate_indexes_format
 from fakekube.cluster import FakeCluster
 from fakekube.errors import Invalid
 from fakekube.testing import make_job

@@ -1,4 +1,5 @@
-"""Field-set algebra and server-side apply as pure functions (fakekube.machinery.managed_fields).
+"""Field-set algebra and server-side apply as pure functions (fakekube.machinery.field_sets,
+typed_walkers and managed_fields).
 
 Expected values follow structured-merge-diff's rules: FieldsV1 key order (fields, keys, values,
 indexes), ``.`` for a node that is itself a member, what ToFieldSet/Compare record, the merge
@@ -12,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from fakekube.machinery import field_sets as fsets
 from fakekube.machinery import managed_fields as mf
+from fakekube.machinery import typed_walkers as walk
 from fakekube.machinery.field_types import LOOSE, FieldType, from_merge_schema, from_openapi
 from fakekube.machinery.patch import POD_SCHEMA
 
@@ -50,7 +53,7 @@ def V(value: Any) -> tuple[str, Any]:
 
 
 def strings(paths: set[mf.Path]) -> list[str]:
-    return sorted(mf.path_string(p) for p in paths)
+    return sorted(fsets.path_string(p) for p in paths)
 
 
 # --------------------------------------------------------------------------- FieldsV1
@@ -75,18 +78,18 @@ FIELDS_V1 = [
 
 @pytest.mark.parametrize(("text", "paths"), FIELDS_V1)
 def test_fields_v1_round_trip(text: str, paths: set[mf.Path]) -> None:
-    assert mf.decode_fields(json.loads(text)) == paths
-    assert json.dumps(mf.encode_fields(paths), separators=(",", ":"), ensure_ascii=False) == text
+    assert fsets.decode_fields(json.loads(text)) == paths
+    assert json.dumps(fsets.encode_fields(paths), separators=(",", ":"), ensure_ascii=False) == text
 
 
 def test_fields_v1_decoding_rules() -> None:
     # "{}" is a member, "." makes a node with children a member too, a node of unknown type is skipped.
-    assert mf.decode_fields({"f:a": {".": {}, "f:b": {}}, "x:y": {}, "f:c": {"x:d": {}}}) == {
+    assert fsets.decode_fields({"f:a": {".": {}, "f:b": {}}, "x:y": {}, "f:c": {"x:d": {}}}) == {
         F("a"), F("a", "b"), F("c")}
     # a key read back as a float is the same element as the integer in the object
-    assert mf.decode_fields({"k:{\"port\":80.0}": {}}) == {(("k", (("port", 80),)),)}
+    assert fsets.decode_fields({"k:{\"port\":80.0}": {}}) == {(("k", (("port", 80),)),)}
     with pytest.raises(mf.ManagedFieldsError, match="missing colon: fa"):
-        mf.decode_fields({"fa": {}})
+        fsets.decode_fields({"fa": {}})
 
 
 @pytest.mark.parametrize(("path", "text"), [
@@ -97,12 +100,12 @@ def test_fields_v1_decoding_rules() -> None:
     ((*F("spec", "ports"), K(port=80)), ".spec.ports[port=80]"),
 ])
 def test_path_strings(path: mf.Path, text: str) -> None:
-    assert mf.path_string(path) == text
+    assert fsets.path_string(path) == text
 
 
 def test_sorted_paths_visit_members_before_children_at_each_level() -> None:
     paths = {F("spec", "template", "x"), F("spec", "replicas"), F("metadata", "labels", "a"), F("kind")}
-    assert [mf.path_string(p) for p in mf.sorted_paths(paths)] == [
+    assert [fsets.path_string(p) for p in fsets.sorted_paths(paths)] == [
         ".kind", ".metadata.labels.a", ".spec.replicas", ".spec.template.x"]
 
 
@@ -125,17 +128,17 @@ def test_sorted_paths_visit_members_before_children_at_each_level() -> None:
     ({"tags": ["x", "x"]}, ['.spec.tags[="x"]']),                   # a duplicate is owned once, as a whole
 ])
 def test_to_field_set(spec: dict[str, Any], owned: list[str]) -> None:
-    assert strings(mf.to_field_set({"spec": spec}, WIDGET)) == owned
+    assert strings(walk.to_field_set({"spec": spec}, WIDGET)) == owned
 
 
 def test_compare_records_added_modified_removed_with_new_maps_and_items_as_members() -> None:
     old = {"spec": {"replicas": 1, "tags": ["a", "b"], "nested": {"a": "x"}}}
     new = {"spec": {"replicas": 2, "tags": ["a", "c"], "env": {"K": "v"}}}
-    c = mf.compare(old, new, WIDGET)
+    c = walk.compare(old, new, WIDGET)
     assert strings(c.modified) == [".spec.replicas"]
     assert strings(c.added) == [".spec.env", ".spec.env.K", '.spec.tags[="c"]']
     assert strings(c.removed) == [".spec.nested", ".spec.nested.a", '.spec.tags[="b"]']
-    assert mf.compare(old, old, WIDGET) == mf.Comparison()
+    assert walk.compare(old, old, WIDGET) == walk.Comparison()
 
 
 @pytest.mark.parametrize(("live", "applied", "merged"), [
@@ -145,26 +148,26 @@ def test_compare_records_added_modified_removed_with_new_maps_and_items_as_membe
     ([], ["x"], ["x"]),
 ])
 def test_merge_orders_set_items_as_upstream(live: list[str], applied: list[str], merged: list[str]) -> None:
-    assert mf.merge({"spec": {"tags": live}}, {"spec": {"tags": applied}}, WIDGET) == {"spec": {"tags": merged}}
+    assert walk.merge({"spec": {"tags": live}}, {"spec": {"tags": applied}}, WIDGET) == {"spec": {"tags": merged}}
 
 
 def test_merge_merges_keyed_items_field_by_field_and_replaces_atomic_values() -> None:
     live = {"spec": {"ports": [{"name": "a", "protocol": "TCP", "port": 1}], "args": ["x"], "selector": {"k": "v"}}}
     applied = {"spec": {"ports": [{"name": "a", "protocol": "TCP", "port": 2}], "args": ["y"], "selector": {"j": "w"}}}
-    assert mf.merge(live, applied, WIDGET) == {"spec": {
+    assert walk.merge(live, applied, WIDGET) == {"spec": {
         "ports": [{"name": "a", "protocol": "TCP", "port": 2}], "args": ["y"], "selector": {"j": "w"}}}
 
 
 def test_remove_items_leaves_a_map_it_empties_as_null() -> None:
     value = {"spec": {"nested": {"a": "1"}, "tags": ["x", "y"], "replicas": 1}}
-    assert mf.remove_items(value, {F("spec", "nested", "a"), (*F("spec", "tags"), V("x"))}, WIDGET) == {
+    assert walk.remove_items(value, {F("spec", "nested", "a"), (*F("spec", "tags"), V("x"))}, WIDGET) == {
         "spec": {"nested": None, "tags": ["y"], "replicas": 1}}
     assert value["spec"]["tags"] == ["x", "y"]  # inputs are not mutated
 
 
 def test_ensure_named_fields_adds_declared_parents_only() -> None:
     paths = {F("spec", "nested", "a"), F("spec", "env", "K"), (*F("spec", "tags"), V("x"))}
-    assert strings(mf.ensure_named_fields(paths, WIDGET)) == [
+    assert strings(walk.ensure_named_fields(paths, WIDGET)) == [
         ".spec", ".spec.env", ".spec.env.K", ".spec.nested", ".spec.nested.a", ".spec.tags", '.spec.tags[="x"]']
 
 
@@ -181,17 +184,17 @@ def test_ensure_named_fields_adds_declared_parents_only() -> None:
     ({"metadata": {"name": "x", "labelz": {}}}, [".metadata.labelz: field not declared in schema"]),
 ])
 def test_typed_errors(value: dict[str, Any], errors: list[str]) -> None:
-    assert mf.typed_errors(value, WIDGET) == errors
+    assert walk.typed_errors(value, WIDGET) == errors
 
 
 def test_built_in_kinds_without_a_schema_key_lists_by_their_merge_keys_and_declare_everything() -> None:
     pod = from_merge_schema(POD_SCHEMA)
     spec = {"spec": {"containers": [{"name": "c", "image": "i", "anything": {"x": 1}}], "tolerations": [{"k": 1}]}}
-    assert mf.typed_errors(spec, pod) == []
-    assert strings(mf.to_field_set(spec, pod)) == [
+    assert walk.typed_errors(spec, pod) == []
+    assert strings(walk.to_field_set(spec, pod)) == [
         '.spec.containers[name="c"]', '.spec.containers[name="c"].anything.x', '.spec.containers[name="c"].image',
         '.spec.containers[name="c"].name', ".spec.tolerations"]
-    assert mf.to_field_set({"a": {"b": 1}}, LOOSE) == {F("a", "b")}
+    assert walk.to_field_set({"a": {"b": 1}}, LOOSE) == {F("a", "b")}
 
 
 # --------------------------------------------------------------------------- managers
@@ -321,5 +324,5 @@ def test_field_type_of_an_embedded_resource_declares_its_metadata() -> None:
     t = from_openapi({"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "template": {"type": "object", "x-kubernetes-embedded-resource": True, "properties": {}}}}}})
     ok = {"spec": {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"a": "b"}}}}}
-    assert mf.typed_errors(ok, t) == []
+    assert walk.typed_errors(ok, t) == []
     assert isinstance(t.fields["metadata"], FieldType)

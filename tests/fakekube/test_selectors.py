@@ -1,4 +1,4 @@
-"""fakekube.machinery.selectors: labels.Parse, LabelSelectorAsSelector, fields (spec §1.8, §1.10)."""
+"""fakekube.machinery.selectors and field_selectors: labels.Parse, LabelSelectorAsSelector, fields (spec §1.8, §1.10)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from fakekube._core.gocompat import parse_int64
 from fakekube.errors import BadRequest
+from fakekube.machinery import field_selectors as fsel
 from fakekube.machinery import selectors as s
 from fakekube.machinery.selectors import Operator as Op
 from fakekube.machinery.selectors import Requirement as R
@@ -273,15 +274,15 @@ def test_validate_label_selector(sel: dict[str, Any] | None, expected: list[str]
 
 @pytest.mark.parametrize(("text", "terms", "rendered"), [
     ("", (), ""),
-    ("status.phase=Running", (s.FieldTerm("status.phase", "=", "Running"),), "status.phase=Running"),
-    ("status.phase==Running", (s.FieldTerm("status.phase", "=", "Running"),), "status.phase=Running"),
-    ("z!=1,a=2", (s.FieldTerm("a", "=", "2"), s.FieldTerm("z", "!=", "1")), "a=2,z!=1"),
-    ("a=,", (s.FieldTerm("a", "=", ""),), "a="),
-    (r"a=x\,y\=z\\", (s.FieldTerm("a", "=", "x,y=z\\"),), r"a=x\,y\=z\\"),
-    (" a = b", (s.FieldTerm(" a ", "=", " b"),), " a = b"),
+    ("status.phase=Running", (fsel.FieldTerm("status.phase", "=", "Running"),), "status.phase=Running"),
+    ("status.phase==Running", (fsel.FieldTerm("status.phase", "=", "Running"),), "status.phase=Running"),
+    ("z!=1,a=2", (fsel.FieldTerm("a", "=", "2"), fsel.FieldTerm("z", "!=", "1")), "a=2,z!=1"),
+    ("a=,", (fsel.FieldTerm("a", "=", ""),), "a="),
+    (r"a=x\,y\=z\\", (fsel.FieldTerm("a", "=", "x,y=z\\"),), r"a=x\,y\=z\\"),
+    (" a = b", (fsel.FieldTerm(" a ", "=", " b"),), " a = b"),
 ], ids=["empty", "equals", "double-equals", "sorted", "empty-term-skipped", "escapes", "no-trimming"])
-def test_parse_field_selector(text: str, terms: tuple[s.FieldTerm, ...], rendered: str) -> None:
-    sel = s.parse_field_selector(text)
+def test_parse_field_selector(text: str, terms: tuple[fsel.FieldTerm, ...], rendered: str) -> None:
+    sel = fsel.parse_field_selector(text)
     assert sel.terms == terms
     assert str(sel) == rendered
 
@@ -296,7 +297,7 @@ def test_parse_field_selector(text: str, terms: tuple[s.FieldTerm, ...], rendere
 ], ids=["no-operator", "no-operator-second", "unescaped-equals", "not-equals-wins", "trailing-backslash", "bad-escape"])
 def test_parse_field_selector_errors(text: str, message: str) -> None:
     with pytest.raises(s.SelectorError) as info:
-        s.parse_field_selector(text)
+        fsel.parse_field_selector(text)
     assert info.value.message == message
     assert info.value.code == 400
 
@@ -311,24 +312,24 @@ def test_parse_field_selector_errors(text: str, message: str) -> None:
     ("", {}, True),
 ], ids=["eq", "eq-miss", "missing-is-empty", "neq-missing", "neq-hit", "and", "empty"])
 def test_field_selector_matches(text: str, fields: dict[str, str], expected: bool) -> None:
-    assert s.parse_field_selector(text).matches(fields) is expected
+    assert fsel.parse_field_selector(text).matches(fields) is expected
 
 
 def test_field_selector_exact_match() -> None:
-    sel = s.parse_field_selector("spec.nodeName=n1,status.phase!=Failed")
+    sel = fsel.parse_field_selector("spec.nodeName=n1,status.phase!=Failed")
     assert sel.requires_exact_match("spec.nodeName") == "n1"
     assert sel.requires_exact_match("status.phase") is None
     assert sel.equality_terms() == (("spec.nodeName", "n1"),)
-    assert s.parse_field_selector("").empty
+    assert fsel.parse_field_selector("").empty
 
 
 @pytest.mark.parametrize(("text", "resource", "supported", "result", "message"), [
-    ("spec.nodeName=n1", "pods", s.SUPPORTED_FIELDS["pods"], "spec.nodeName=n1", None),
-    ("spec.host=n1", "pods", s.SUPPORTED_FIELDS["pods"], "spec.nodeName=n1", None),
-    ("spec.foo=1,metadata.name=a", "pods", s.SUPPORTED_FIELDS["pods"], None, "field label not supported: spec.foo"),
-    ("status.succeeded=1", "jobs", s.SUPPORTED_FIELDS["jobs"], None,
+    ("spec.nodeName=n1", "pods", fsel.SUPPORTED_FIELDS["pods"], "spec.nodeName=n1", None),
+    ("spec.host=n1", "pods", fsel.SUPPORTED_FIELDS["pods"], "spec.nodeName=n1", None),
+    ("spec.foo=1,metadata.name=a", "pods", fsel.SUPPORTED_FIELDS["pods"], None, "field label not supported: spec.foo"),
+    ("status.succeeded=1", "jobs", fsel.SUPPORTED_FIELDS["jobs"], None,
      'field label "status.succeeded" not supported for batchv1.Job'),
-    ("metadata.namespace=x", "nodes", s.SUPPORTED_FIELDS["nodes"], None,
+    ("metadata.namespace=x", "nodes", fsel.SUPPORTED_FIELDS["nodes"], None,
      "field label not supported: metadata.namespace"),
     ("spec.x=1", "jobsets", ("metadata.name", "metadata.namespace"), None, "field label not supported: spec.x"),
     ("spec.x=1", "endpointslices", ("metadata.name", "metadata.namespace"), None,
@@ -338,12 +339,12 @@ def test_field_selector_exact_match() -> None:
         "default-conversion", "first-in-sorted-order"])
 def test_check_supported(text: str, resource: str, supported: tuple[str, ...], result: str | None,
                          message: str | None) -> None:
-    sel = s.parse_field_selector(text)
+    sel = fsel.parse_field_selector(text)
     if message is None:
-        assert str(s.check_supported(sel, supported, resource)) == result
+        assert str(fsel.check_supported(sel, supported, resource)) == result
     else:
         with pytest.raises(s.SelectorError) as info:
-            s.check_supported(sel, supported, resource)
+            fsel.check_supported(sel, supported, resource)
         assert info.value.message == message
 
 
@@ -378,22 +379,22 @@ POD = {
       "type": "Normal"}),
 ], ids=["pod", "pod-defaults", "job", "job-missing-status", "event-source-fallback"])
 def test_object_field_set(resource: str, obj: dict[str, Any], expected: dict[str, str]) -> None:
-    assert s.object_field_set(obj, s.FIELD_GETTERS[resource]) == expected
+    assert fsel.object_field_set(obj, fsel.FIELD_GETTERS[resource]) == expected
 
 
 def test_object_field_set_cluster_scoped_and_event_source() -> None:
     node = {"metadata": {"name": "n1"}, "spec": {"unschedulable": True}}
-    assert s.object_field_set(node, s.FIELD_GETTERS["nodes"], namespaced=False) == {
+    assert fsel.object_field_set(node, fsel.FIELD_GETTERS["nodes"], namespaced=False) == {
         "metadata.name": "n1", "spec.unschedulable": "true"}
     event = {"metadata": {"name": "e"}, "source": {"component": "kubelet"}, "reportingComponent": "x"}
-    assert s.FIELD_GETTERS["events"]["source"](event) == "kubelet"
+    assert fsel.FIELD_GETTERS["events"]["source"](event) == "kubelet"
 
 
 def test_pod_field_selector_end_to_end() -> None:
-    sel = s.check_supported(s.parse_field_selector("spec.host=n1,status.phase!=Failed"),
-                            s.SUPPORTED_FIELDS["pods"], "pods")
-    assert sel.matches(s.object_field_set(POD, s.FIELD_GETTERS["pods"]))
-    assert not sel.matches(s.object_field_set({**POD, "spec": {"nodeName": "n2"}}, s.FIELD_GETTERS["pods"]))
+    sel = fsel.check_supported(fsel.parse_field_selector("spec.host=n1,status.phase!=Failed"),
+                            fsel.SUPPORTED_FIELDS["pods"], "pods")
+    assert sel.matches(fsel.object_field_set(POD, fsel.FIELD_GETTERS["pods"]))
+    assert not sel.matches(fsel.object_field_set({**POD, "spec": {"nodeName": "n2"}}, fsel.FIELD_GETTERS["pods"]))
 
 
 # --------------------------------------------------------------------------- properties
@@ -469,16 +470,16 @@ field_values = st.text(alphabet="ab,=\\ .", max_size=6)
 @given(st.lists(st.tuples(st.sampled_from(["f.a", "f.b", "g"]), st.sampled_from(["=", "!="]), field_values),
                 max_size=4))
 def test_field_selector_round_trips(terms: list[tuple[str, str, str]]) -> None:
-    text = ",".join(f"{f}{op}{s.escape_field_value(val)}" for f, op, val in terms)
-    sel = s.parse_field_selector(text)
+    text = ",".join(f"{f}{op}{fsel.escape_field_value(val)}" for f, op, val in terms)
+    sel = fsel.parse_field_selector(text)
     assert sorted((t.field, t.op, t.value) for t in sel.terms) == sorted(terms)
-    assert s.parse_field_selector(str(sel)) == sel
+    assert fsel.parse_field_selector(str(sel)) == sel
 
 
 @FAST
 @given(field_values)
 def test_escape_round_trips(value: str) -> None:
-    assert s.unescape_field_value(s.escape_field_value(value)) == value
+    assert fsel.unescape_field_value(fsel.escape_field_value(value)) == value
 
 
 # --------------------------------------------------------------------------- compiled matching
@@ -544,9 +545,9 @@ def test_compiled_state_stays_out_of_equality_hash_repr_and_pickles() -> None:
 
 def test_parses_are_cached_but_errors_are_raised_every_time() -> None:
     assert s.parse_label_selector("app=web,tier") is s.parse_label_selector("app=web,tier")
-    assert s.parse_field_selector("status.phase=Running") is s.parse_field_selector("status.phase=Running")
+    assert fsel.parse_field_selector("status.phase=Running") is fsel.parse_field_selector("status.phase=Running")
     for _ in range(2):
         with pytest.raises(s.SelectorError, match="unable to parse requirement"):
             s.parse_label_selector("a=b,x in (,")
         with pytest.raises(s.SelectorError, match="can't understand"):
-            s.parse_field_selector("nope")
+            fsel.parse_field_selector("nope")

@@ -9,7 +9,7 @@ import pytest
 from fakekube import BadRequest, FakeCluster, UsageError
 from fakekube._core.clock import SECOND, parse_time
 from fakekube.apiserver.resources import ResourceType
-from fakekube.http import tables
+from fakekube.http import printing, tables
 from fakekube.http.jsonpath import compile_path
 from fakekube.testing import make_job
 
@@ -50,7 +50,7 @@ def columns(cluster: FakeCluster, kind: str, **kw: Any) -> list[tuple[str, str, 
     (729 * 86400, "729d"), (730 * 86400, "2y"), (731 * 86400, "2y1d"), (8 * 365 * 86400, "8y"),
 ])
 def test_human_duration(seconds: float, text: str) -> None:
-    assert tables.human_duration(round(seconds * SECOND)) == text
+    assert printing.human_duration(round(seconds * SECOND)) == text
 
 
 # --------------------------------------------------------------------------- pods
@@ -468,7 +468,7 @@ def test_tables_of_a_simulated_job() -> None:
     now = cluster.loop.now
     job_cells = cells_of(cluster, "jobs", cluster.get("Job", "pi"), now)
     assert job_cells[1:3] == ["Complete", "2/2"]
-    assert job_cells[3] == tables.human_duration(
+    assert job_cells[3] == printing.human_duration(
         parse_time(cluster.get("Job", "pi")["status"]["completionTime"])
         - parse_time(cluster.get("Job", "pi")["status"]["startTime"]))
     for p in cluster.list("pods"):

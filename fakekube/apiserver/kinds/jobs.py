@@ -1,36 +1,35 @@
-"""batch/v1 Jobs: defaults, generated selector, validation and status rules (``pkg/registry/batch/job``).
+"""batch/v1 Jobs: defaults, generated selector and validation (``pkg/registry/batch/job``).
 
 Mirrors, at Kubernetes 1.33/1.34 with default feature gates:
 
 - ``pkg/apis/batch/v1/defaults.go``: ``SetDefaults_Job``;
 - ``pkg/registry/batch/job/strategy.go``: ``PrepareForCreate``/``generateSelector``,
   ``PrepareForUpdate``, ``validationOptionsForJob`` (the suspended-and-never-started template
-  carve-out), ``jobStatusStrategy`` and ``getStatusValidationOptions`` (JobManagedBy on: checks
-  fire only when the related status field changes);
+  carve-out);
 - ``pkg/apis/batch/validation/validation.go``: ``ValidateJob``, ``validateGeneratedSelector``,
   ``validateJobSpec``, ``validatePodFailurePolicy*``, ``validateSuccessPolicy*``,
   ``validatePodReplacementPolicy``, ``ValidateJobSpecUpdate``, ``validatePodTemplateUpdate``,
-  ``validateCompletions``, ``validateJobStatus``, ``ValidateJobStatusUpdate``,
-  ``validateIndexesFormat``, ``parseIndexInterval``, ``validateFailedIndexesNotOverlapCompleted``;
-- ``pkg/controller/job/indexed_job_utils.go``: ``orderedIntervals`` (``IndexSet`` here, shared
-  with the Job controller), ``parseIndexesFromString``.
+  ``validateCompletions``.
+
+The status rules (``jobStatusStrategy``) and the Job conditions are
+:mod:`fakekube.apiserver.kinds.job_status`; completion index sets and their format,
+:mod:`fakekube.apiserver.kinds.job_indexes`.
 """
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import re
-from collections.abc import Iterable
 from typing import Any
 
-from fakekube._core.clock import parse_time
 from fakekube._core.jsonutil import deep_copy
+from fakekube.apiserver.kinds.job_indexes import validate_indexes_format
+from fakekube.apiserver.kinds.job_status import validate_job_status_update
 from fakekube.apiserver.kinds.pods import PodStrategy, default_pod_spec
 from fakekube.apiserver.resources import ResourceType
 from fakekube.apiserver.server import ApiServer
 from fakekube.apiserver.strategy import Context, Strategy
-from fakekube.errors import OMIT, FieldError, go_quote
+from fakekube.errors import OMIT, FieldError
 from fakekube.machinery import selectors as sel
 from fakekube.machinery import validation as v
 
@@ -38,12 +37,8 @@ __all__ = [
     "CONTROLLER_UID",
     "JOB_CONTROLLER_NAME",
     "JOB_NAME",
-    "IndexSet",
     "JobStrategy",
-    "condition_true",
     "install",
-    "is_job_finished",
-    "validate_indexes_format",
 ]
 
 CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
@@ -70,197 +65,6 @@ CONDITION_STATUSES = ("False", "True", "Unknown")
 POD_REPLACEMENT_POLICIES = ("Failed", "TerminatingOrFailed")
 _HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 _HTTP_PATH_RE = re.compile(_HTTP_PATH_FMT)
-
-
-# =========================================================================== index sets
-
-
-class IndexSet:
-    """``orderedIntervals``: disjoint, ascending ``(first, last)`` intervals of completion indexes."""
-
-    __slots__ = ("intervals",)
-
-    def __init__(self, intervals: Iterable[tuple[int, int]] = ()) -> None:
-        self.intervals: list[tuple[int, int]] = list(intervals)
-
-    @classmethod
-    def parse(cls, text: str | None, completions: int) -> IndexSet:
-        """``parseIndexesFromString``: bad fragments are skipped, ranges truncated at ``completions``."""
-        out: list[tuple[int, int]] = []
-        if not text:
-            return cls(out)
-        for fragment in text.split(","):
-            parts = fragment.split("-")
-            try:
-                first = int(parts[0])
-                last = int(parts[1]) if len(parts) == 2 else first
-            except ValueError:
-                continue
-            if len(parts) > 2 or first >= completions:
-                continue
-            last = min(last, completions - 1)
-            if last < first or (out and first <= out[-1][1]):
-                continue
-            out.append((first, last))
-        return cls(out)
-
-    @classmethod
-    def of(cls, indexes: Iterable[int]) -> IndexSet:
-        return cls().with_indexes(indexes)
-
-    def with_indexes(self, indexes: Iterable[int]) -> IndexSet:
-        """``withOrderedIndexes``: the union with ``indexes`` (any order, duplicates allowed)."""
-        new = sorted(set(indexes))
-        if not new:
-            return IndexSet(self.intervals)
-        merged: list[tuple[int, int]] = []
-        pending = [(i, i) for i in new]
-        for first, last in sorted(self.intervals + pending):
-            if merged and first <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-            else:
-                merged.append((first, last))
-        return IndexSet(merged)
-
-    def merge(self, other: IndexSet) -> IndexSet:
-        merged: list[tuple[int, int]] = []
-        for first, last in sorted(self.intervals + other.intervals):
-            if merged and first <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-            else:
-                merged.append((first, last))
-        return IndexSet(merged)
-
-    def has(self, ix: int) -> bool:
-        pos = bisect.bisect_right(self.intervals, (ix, float("inf"))) - 1
-        return pos >= 0 and self.intervals[pos][0] <= ix <= self.intervals[pos][1]
-
-    def total(self) -> int:
-        return sum(last - first + 1 for first, last in self.intervals)
-
-    def __iter__(self) -> Any:
-        for first, last in self.intervals:
-            yield from range(first, last + 1)
-
-    def __str__(self) -> str:
-        """Two consecutive indexes stay separate (``"3,4"``); three or more collapse (``"3-5"``)."""
-        parts: list[str] = []
-        for first, last in self.intervals:
-            if first == last:
-                parts.append(str(first))
-            elif last == first + 1:
-                parts.append(f"{first},{last}")
-            else:
-                parts.append(f"{first}-{last}")
-        return ",".join(parts)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, IndexSet) and self.intervals == other.intervals
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.intervals))
-
-    def __repr__(self) -> str:
-        return f"IndexSet({str(self)!r})"
-
-
-def _go_atoi(text: str) -> int:
-    """``strconv.Atoi``: optional sign, ASCII digits only."""
-    if not re.fullmatch(r"[+-]?[0-9]+", text):
-        raise ValueError(text)
-    return int(text)
-
-
-def _parse_index_interval(fragment: str, completions: int) -> tuple[int, int]:
-    """``parseIndexInterval``; raises ValueError with upstream's message."""
-    limits = fragment.split("-")
-    if len(limits) > 2:
-        raise ValueError(f"the fragment {go_quote(fragment)} "
-                         "violates the requirement that an index interval can have at most two parts "
-                         "separated by '-'")
-    try:
-        x = _go_atoi(limits[0])
-    except ValueError:
-        raise ValueError(f"cannot convert string to integer for index: {_q(limits[0])}") from None
-    if x >= completions:
-        raise ValueError(f"too large index: {_q(limits[0])}")
-    if len(limits) > 1:
-        try:
-            y = _go_atoi(limits[1])
-        except ValueError:
-            raise ValueError(f"cannot convert string to integer for index: {_q(limits[1])}") from None
-        if y >= completions:
-            raise ValueError(f"too large index: {_q(limits[1])}")
-        if x >= y:
-            raise ValueError(f"non-increasing order, previous: {x}, current: {y}")
-        return x, y
-    return x, x
-
-
-def _q(text: str) -> str:
-    return go_quote(text)
-
-
-def validate_indexes_format(text: str, completions: int) -> int:
-    """``validateIndexesFormat``: the number of indexes, or ValueError with upstream's message."""
-    if not text:
-        return 0
-    last: int | None = None
-    total = 0
-    for fragment in text.split(","):
-        x, y = _parse_index_interval(fragment, completions)
-        if last is not None and last >= x:
-            raise ValueError(f"non-increasing order, previous: {last}, current: {x}")
-        total += y - x + 1
-        last = y
-    return total
-
-
-def _failed_overlaps_completed(completed: str, failed: str, completions: int) -> str | None:
-    """``validateFailedIndexesNotOverlapCompleted``: the error message, or None."""
-    if not completed or not failed:
-        return None
-
-    def intervals(text: str) -> list[tuple[int, int] | None]:
-        out: list[tuple[int, int] | None] = []
-        for fragment in text.split(","):
-            try:
-                out.append(_parse_index_interval(fragment, completions))
-            except ValueError:
-                out.append(None)
-        return out
-
-    cs, fs = intervals(completed), intervals(failed)
-    ci = fi = 0
-    while ci < len(cs) and fi < len(fs):
-        c, f = cs[ci], fs[fi]
-        if c is None:
-            ci += 1
-        elif f is None:
-            fi += 1
-        else:
-            if c[0] <= f[1] and f[0] <= c[1]:
-                return f"failedIndexes and completedIndexes overlap at index: {max(c[0], f[0])}"
-            if c[0] <= f[0]:
-                ci += 1
-            else:
-                fi += 1
-    return None
-
-
-# =========================================================================== condition helpers
-
-
-def condition_true(status: dict[str, Any] | None, ctype: str) -> bool:
-    """``IsConditionTrue``."""
-    return any(c.get("type") == ctype and c.get("status") == "True"
-               for c in (status or {}).get("conditions") or [])
-
-
-def is_job_finished(job: dict[str, Any]) -> bool:
-    """``IsJobFinished``: ``Complete=True`` or ``Failed=True``."""
-    status = job.get("status") or {}
-    return condition_true(status, "Complete") or condition_true(status, "Failed")
 
 
 # =========================================================================== the strategy
@@ -294,7 +98,7 @@ def _template_for_immutability(new_template: dict[str, Any], old_template: dict[
     """``validatePodTemplateUpdate`` with ``AllowMutableSchedulingDirectives``: the old template
     with node affinity, nodeSelector, tolerations, labels, annotations and schedulingGates
     taken from the new one."""
-    old = deep_copy(old_template)
+    old: dict[str, Any] = deep_copy(old_template)
     new_spec = new_template.get("spec") or {}
     old_spec = old.setdefault("spec", {})
     new_aff, old_aff = new_spec.get("affinity"), old_spec.get("affinity")
@@ -695,152 +499,8 @@ class JobStrategy(Strategy):
 
     # ------------------------------------------------------------------ status
     def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """``ValidateJobUpdateStatus`` with ``getStatusValidationOptions`` (JobManagedBy on, 1.32+)."""
-        spec = new.get("spec") or {}
-        status, old_status = new.get("status") or {}, old.get("status") or {}
-        p = "status"
-        indexed = spec.get("completionMode") == "Indexed"
-        completions = spec.get("completions")
-
-        def changed(key: str) -> bool:
-            return status.get(key) != old_status.get(key)
-
-        complete, old_complete = condition_true(status, "Complete"), condition_true(old_status, "Complete")
-        failed, old_failed = condition_true(status, "Failed"), condition_true(old_status, "Failed")
-        target, old_target = condition_true(status, "FailureTarget"), condition_true(old_status, "FailureTarget")
-        criteria, old_criteria = (condition_true(status, "SuccessCriteriaMet"),
-                                  condition_true(old_status, "SuccessCriteriaMet"))
-        finished, old_finished = complete or failed, old_complete or old_failed
-        finished_changed = finished != old_finished
-        complete_changed = complete != old_complete
-        active = int(status.get("active") or 0)
-        ready, terminating = status.get("ready"), status.get("terminating")
-        start, completion = status.get("startTime"), status.get("completionTime")
-        uncounted = status.get("uncountedTerminatedPods")
-        old_uncounted = old_status.get("uncountedTerminatedPods")
-        uncounted_changed = _uncounted_norm(uncounted) != _uncounted_norm(old_uncounted)
-        completed_indexes = status.get("completedIndexes") or ""
-        completed_changed = completed_indexes != (old_status.get("completedIndexes") or "")
-        failed_indexes = status.get("failedIndexes")
-        failed_indexes_changed = changed("failedIndexes")
-
-        errors: list[FieldError] = []
-        # validateJobStatus
-        for key in ("active", "succeeded", "failed"):
-            errors += v.validate_nonnegative_field(int(status.get(key) or 0), f"{p}.{key}")
-        for key in ("ready", "terminating"):
-            if status.get(key) is not None:
-                errors += v.validate_nonnegative_field(int(status[key]), f"{p}.{key}")
-        if uncounted is not None:
-            seen: set[str] = set()
-            for kind in ("succeeded", "failed"):
-                for i, uid in enumerate(uncounted.get(kind) or []):
-                    fpath = f"{p}.uncountedTerminatedPods.{kind}[{i}]"
-                    if uid == "":
-                        errors.append(FieldError.invalid(fpath, uid, "must not be empty"))
-                    elif uid in seen:
-                        errors.append(FieldError.duplicate(fpath, uid))
-                    else:
-                        seen.add(uid)
-        conds = f"{p}.conditions"
-        if (complete_changed or failed != old_failed) and complete and failed:
-            errors.append(FieldError.invalid(conds, OMIT, "cannot set Complete=True and Failed=true conditions"))
-        if (complete_changed or target != old_target) and complete and target:
-            errors.append(FieldError.invalid(conds, OMIT, "cannot set Complete=True and FailureTarget=true conditions"))
-        completion_changed = changed("completionTime")
-        if (complete_changed or completion_changed) and completion is not None and not complete:
-            errors.append(FieldError.invalid(f"{p}.completionTime", completion,
-                                             "cannot set completionTime when there is no Complete=True condition"))
-        if (complete_changed or completion_changed) and completion is None and complete:
-            errors.append(FieldError.required(f"{p}.completionTime", "completionTime is required for Complete jobs"))
-        if (changed("startTime") or completion_changed) and start and completion \
-                and parse_time(completion) < parse_time(start):
-            errors.append(FieldError.invalid(f"{p}.completionTime", completion,
-                                             "completionTime cannot be set before startTime"))
-        if (failed != old_failed or target != old_target) and failed and not target:
-            errors.append(FieldError.invalid(
-                conds, OMIT, "cannot set Failed=True condition without the FailureTarget=true condition"))
-        if (complete_changed or criteria != old_criteria) and complete and not criteria:
-            errors.append(FieldError.invalid(
-                conds, OMIT, "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"))
-        if (finished_changed or changed("active")) and active > 0 and finished:
-            errors.append(FieldError.invalid(f"{p}.active", active, "active>0 is invalid for finished job"))
-        if (finished_changed or changed("startTime")) and start is None and finished:
-            errors.append(FieldError.required(f"{p}.startTime", "startTime is required for finished job"))
-        if (finished_changed or uncounted_changed) and finished and uncounted is not None \
-                and (uncounted.get("failed") or uncounted.get("succeeded")):
-            errors.append(FieldError.invalid(f"{p}.uncountedTerminatedPods", uncounted,
-                                             "uncountedTerminatedPods needs to be empty for finished job"))
-        if completed_changed and completions is not None:
-            try:
-                validate_indexes_format(completed_indexes, int(completions))
-            except ValueError as err:
-                errors.append(FieldError.invalid(f"{p}.completedIndexes", completed_indexes,
-                                                 f"error parsing completedIndexes: {err}"))
-        if failed_indexes_changed and completions is not None and spec.get("backoffLimitPerIndex") is not None \
-                and failed_indexes is not None:
-            try:
-                validate_indexes_format(failed_indexes, int(completions))
-            except ValueError as err:
-                errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes,
-                                                 f"error parsing failedIndexes: {err}"))
-        if completed_changed and completed_indexes and not indexed:
-            errors.append(FieldError.invalid(f"{p}.completedIndexes", completed_indexes,
-                                             "cannot set non-empty completedIndexes when non-indexed completion mode"))
-        if failed_indexes_changed and spec.get("backoffLimitPerIndex") is None and failed_indexes is not None:
-            errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes,
-                                             "cannot set non-null failedIndexes when backoffLimitPerIndex is null"))
-        if (failed_indexes_changed or completed_changed) and completions is not None and failed_indexes is not None:
-            overlap = _failed_overlaps_completed(completed_indexes, failed_indexes, int(completions))
-            if overlap:
-                errors.append(FieldError.invalid(f"{p}.failedIndexes", failed_indexes, overlap))
-        if (finished_changed or changed("terminating")) and terminating is not None and terminating > 0 and finished:
-            errors.append(FieldError.invalid(f"{p}.terminating", terminating, "terminating>0 is invalid for finished job"))
-        if (changed("ready") or changed("active")) and ready is not None and ready > active:
-            errors.append(FieldError.invalid(f"{p}.ready", ready, "cannot set more ready pods than active"))
-        if criteria and failed:
-            errors.append(FieldError.invalid(conds, OMIT, "cannot set SuccessCriteriaMet=True and Failed=true conditions"))
-        if criteria and target:
-            errors.append(FieldError.invalid(
-                conds, OMIT, "cannot set SuccessCriteriaMet=True and FailureTarget=true conditions"))
-        if spec.get("successPolicy") is not None and not criteria and complete:
-            errors.append(FieldError.invalid(
-                conds, OMIT, "cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"))
-        # ValidateJobStatusUpdate
-        for ctype, was, now in (("Failed", old_failed, failed), ("Complete", old_complete, complete),
-                                ("FailureTarget", old_target, target)):
-            if was and not now:
-                errors.append(FieldError.invalid(conds, OMIT, f"cannot disable the terminal {ctype}=True condition"))
-        if int(status.get("failed") or 0) < int(old_status.get("failed") or 0):
-            errors.append(FieldError.invalid(f"{p}.failed", int(status.get("failed") or 0),
-                                             "cannot decrease the failed counter"))
-        reject_succeeded_decrease = not indexed or completions != spec.get("parallelism")
-        if reject_succeeded_decrease and int(status.get("succeeded") or 0) < int(old_status.get("succeeded") or 0):
-            errors.append(FieldError.invalid(f"{p}.succeeded", int(status.get("succeeded") or 0),
-                                             "cannot decrease the succeeded counter"))
-        old_completion = old_status.get("completionTime")
-        if completion is not None and old_completion is not None and completion != old_completion:
-            errors.append(FieldError.invalid(f"{p}.completionTime", completion, "completionTime cannot be mutated"))
-        # kubernetes#134521, fixed by #134769 (cherry-picked to 1.32-1.34 patch releases): the Job
-        # controller's own resume write (Suspended True -> False) may reset startTime.
-        resuming = condition_true(old_status, "Suspended") and any(
-            c.get("type") == "Suspended" and c.get("status") == "False" for c in status.get("conditions") or ())
-        if old_status.get("startTime") is not None and changed("startTime") and not spec.get("suspend") \
-                and not resuming:
-            errors.append(FieldError.required(f"{p}.startTime", "startTime cannot be removed for unsuspended job"))
-        if old_criteria and not criteria:
-            errors.append(FieldError.invalid(conds, OMIT, "cannot disable the SuccessCriteriaMet=True condition"))
-        if old_complete and not old_criteria and criteria:
-            errors.append(FieldError.invalid(
-                conds, OMIT, "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"))
-        return errors
-
-
-def _uncounted_norm(value: dict[str, Any] | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """``apiequality.Semantic.DeepEqual`` on the pointer: nil differs from ``{}``; empty lists equal nil."""
-    if value is None:
-        return None
-    return tuple(value.get("succeeded") or ()), tuple(value.get("failed") or ())
+        """``ValidateJobUpdateStatus`` (:func:`~fakekube.apiserver.kinds.job_status.validate_job_status_update`)."""
+        return validate_job_status_update(new, old)
 
 
 def install(server: ApiServer) -> None:

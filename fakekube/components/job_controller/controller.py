@@ -10,7 +10,8 @@ from typing import Any
 
 from fakekube._core.clock import SECOND, SimTime, format_time, parse_time
 from fakekube._core.jsonutil import copier, deep_copy
-from fakekube.apiserver.kinds.jobs import JOB_CONTROLLER_NAME, condition_true, is_job_finished
+from fakekube.apiserver.kinds.job_status import condition_true, is_job_finished
+from fakekube.apiserver.kinds.jobs import JOB_CONTROLLER_NAME
 from fakekube.errors import ApiError, NotFound, SimulationError
 from fakekube.machinery.objects import OwnerReference, controller_ref, find_condition, meta_of
 from fakekube.runtime.context import Runtime

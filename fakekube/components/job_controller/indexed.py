@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fakekube._core.clock import SimTime
-from fakekube.apiserver.kinds.jobs import IndexSet
+from fakekube.apiserver.kinds.job_indexes import IndexSet
 from fakekube.machinery.objects import meta_of
 
 from .backoff import finished_time, remaining_backoff

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.apiserver.kinds.jobs import IndexSet
+from fakekube.apiserver.kinds.job_indexes import IndexSet
 
 
 def match_success_policy(policy: dict[str, Any] | None, completions: int,

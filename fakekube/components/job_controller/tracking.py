@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube._core.jsonutil import deep_copy
-from fakekube.apiserver.kinds.jobs import IndexSet, condition_true
+from fakekube.apiserver.kinds.job_indexes import IndexSet
+from fakekube.apiserver.kinds.job_status import condition_true
 from fakekube.errors import ApiError, NotFound
 from fakekube.machinery.objects import Condition, meta_of
 from fakekube.runtime._shared_client import SharedClient
