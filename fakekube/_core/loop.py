@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from fakekube._core.clock import SECOND, SimTime, format_offset
 from fakekube._core.rand import Stream
@@ -63,9 +63,10 @@ class LoopStatistics:
     steps: int
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
-def _relaxed_gc(method: _F) -> _F:
+def _relaxed_gc(method: Callable[Concatenate[EventLoop, _P], _R]) -> Callable[Concatenate[EventLoop, _P], _R]:
     """Python's cyclic garbage collector is off while the loop runs, back on when the run returns.
 
     A simulation allocates millions of short-lived, acyclic JSON dicts and builds almost no
@@ -86,7 +87,7 @@ def _relaxed_gc(method: _F) -> _F:
     objects of its own frozen) is not a caller's: see :func:`_age_survivors`."""
 
     @functools.wraps(method)
-    def run(loop: EventLoop, *args: Any, **kwargs: Any) -> Any:
+    def run(loop: EventLoop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if not gc.isenabled():
             return method(loop, *args, **kwargs)
         gc.disable()
@@ -98,7 +99,7 @@ def _relaxed_gc(method: _F) -> _F:
                 _age_survivors()
             gc.enable()
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 _LARGE_RUN = 5_000

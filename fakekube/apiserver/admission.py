@@ -7,7 +7,7 @@ produces (the plugin builds it, because the prefix names the webhook).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,9 +24,11 @@ CREATE, UPDATE, DELETE = "CREATE", "UPDATE", "DELETE"
 
 class ClusterReader(Protocol):
     """What a webhook may read from the API server while it admits a request (a real webhook reads
-    through its own client). Both return deep copies; a webhook never writes through the server."""
+    through its own client). Both return deep copies, unless ``get`` is asked for the stored object
+    itself (``copy=False``: frozen, for a webhook that only reads it); a webhook never writes through
+    the server."""
 
-    def get(self, resource: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+    def get(self, resource: str, name: str, namespace: str | None = None, *, copy: bool = True) -> dict[str, Any]:
         """One object; raises ``NotFound`` if it does not exist."""
         ...
 
@@ -96,7 +98,7 @@ class AdmissionChain:
         self._remote = {True: mutating, False: validating}
         self._selected.clear()
 
-    def register(self, plugin: Any, *, resources: list[str], operations: list[str] = (CREATE, UPDATE),  # type: ignore[assignment]
+    def register(self, plugin: Any, *, resources: list[str], operations: Sequence[str] = (CREATE, UPDATE),
                  mutating: bool = False, validating: bool = False,
                  subresources: tuple[str | None, ...] = (None,),
                  object_selector: Callable[[dict[str, Any]], bool] | None = None) -> None:

@@ -14,7 +14,7 @@ domain. No Job or JobSet is failed and no Event is emitted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fakekube import ApiError, Result, Runtime
@@ -124,7 +124,7 @@ class PodReconciler:
                      "message": c.EXCLUSIVE_PLACEMENT_VIOLATION_MESSAGE}
         self.apply.evict_follower_pods([p for p in pods if not is_leader_pod(p)], condition)
 
-    def _placements_valid(self, leader: Pod, pods: list[Pod]) -> bool:
+    def _placements_valid(self, leader: Pod, pods: Sequence[Pod]) -> bool:
         """``validatePodPlacements``."""
         topology_key = leader["metadata"]["annotations"][c.EXCLUSIVE_KEY]
         leader_topology = self._leader_topology(leader, topology_key)

@@ -125,8 +125,10 @@ def test_job_status_by_hand(cluster: FakeCluster) -> None:
 
 
 @pytest.mark.fakekube(clock="quiescent")
-def test_served_to_a_real_client(fake_apiserver: ClusterServer) -> None:
-    # ClusterServer (what FakeCluster.serve returns) is not exported by ``fakekube`` yet.
+def test_served_to_a_real_client(fake_apiserver: ClusterServer[FakeCluster]) -> None:
+    # ClusterServer is generic in the cluster it serves: FakeCluster.serve() returns a
+    # ClusterServer[FakeCluster], so .cluster keeps its type. (Not exported by ``fakekube``: its
+    # module pulls in the TLS stack, which ``import fakekube`` does not need.)
     served: FakeCluster = fake_apiserver.cluster
     served.apply("examples/pytorch.yaml")
     fake_apiserver.wait_for(lambda: served.exists("JobSet", "pytorch"), timeout=10)

@@ -366,12 +366,13 @@ def _elastic(wl: Obj, gates: Gates) -> bool:
 def _resource_list(resources: Mapping[str, Any] | None, path: str, gates: Gates) -> list[FieldError]:
     """``validateResourceList``: the reserved ``pods`` key; negative amounts (gate on)."""
     errs: list[FieldError] = []
-    for name in sorted(resources or {}):
+    resources = resources or {}
+    for name in sorted(resources):
         key_path = f"{path}[{name}]"
         if name == "pods":
             errs.append(FieldError.invalid(key_path, "pods", "the key is reserved for internal kueue use"))
         if gates.get("WorkloadValidateResourcesAreNonNegative", True):
-            errs.extend(_resource_quantity(resources[name], key_path))  # type: ignore[index]
+            errs.extend(_resource_quantity(resources[name], key_path))
     return errs
 
 
