@@ -310,6 +310,15 @@ MISTAKES = (
         caught_by=("gates/in-place-restart-attempts",),
     ),
     Mistake(
+        "in-place-sidecar-restarts-ignored",
+        "in-place restart compares only the regular containers' restart counts with maxRestarts, not those of "
+        "init containers (sidecars)",
+        behaviours=("gates.in-place-attempts",),
+        edits=(Edit(IN_PLACE, "_max_container_restart_count",
+                    'for key in ("initContainerStatuses", "containerStatuses"):', 'for key in ("containerStatuses",):'),),
+        caught_by=("gates/in-place-restart-sidecar-restarts",),
+    ),
+    Mistake(
         "in-place-attempts-less-every-restart",
         "in-place restart subtracts every JobSet restart from the pods' attempts before comparing them with "
         "maxRestarts, not only the restarts that do not count towards it",
