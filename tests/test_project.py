@@ -23,7 +23,7 @@ def test_ruff_is_clean() -> None:
     if shutil.which("ruff") is None and _run(sys.executable, "-m", "ruff", "--version").returncode != 0:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     result = _run(sys.executable, "-m", "ruff", "check", *PACKAGES, "tests", "property_tests", "conformance",
-                  "benchmarks", "examples")
+                  "benchmarks", "examples", "scripts")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
