@@ -585,17 +585,23 @@ def _normalize(value: Any, key: str | None) -> object:
             norm = _normalize(v, k)
             if norm is None:
                 continue
-            if key in _QUANTITY_PARENTS and isinstance(v, str):
-                norm = _quantity_or_str(v)
+            if key in _QUANTITY_PARENTS and _is_quantity_text(v):
+                norm = _quantity_or_str(str(v))
             out[k] = norm
         if not out and key in _MAP_KEYS:
             return None
         return out
     if isinstance(value, list):
         return [_normalize(v, None) for v in value] or None
-    if key in _QUANTITY_KEYS and isinstance(value, str):
-        return _quantity_or_str(value)
+    if key in _QUANTITY_KEYS and _is_quantity_text(value):
+        return _quantity_or_str(str(value))
     return value
+
+
+def _is_quantity_text(value: Any) -> bool:
+    """A ``resource.Quantity`` decodes from a JSON string or a JSON number alike (``cpu: 2`` is
+    ``cpu: "2"``), so both are compared as quantities."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 _QUANTITY_RE = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?")

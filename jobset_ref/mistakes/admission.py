@@ -483,6 +483,16 @@ _UPDATE = (
         caught_by=("suspend/kueue-template-edit",),
         side="webhooks",
     ),
+    Mistake(
+        "update-quantities-only-strings",
+        "ValidateUpdate decodes only string quantities, so a running JobSet's cpu: 2 (a JSON number) rewritten "
+        "as \"2000m\" is refused as immutable",
+        behaviours=("validation.update-immutable",),
+        edits=(Edit(VALIDATION, "_normalize", "if key in _QUANTITY_PARENTS and _is_quantity_text(v):",
+                    "if key in _QUANTITY_PARENTS and isinstance(v, str):"),),
+        caught_by=("webhooks/update-quantity-integer",),
+        side="webhooks",
+    ),
 )
 
 MISTAKES = (*_DEFAULTING, *_CRD, *_CREATE, *_UPDATE)
