@@ -41,7 +41,9 @@ class InvalidJobSet:
                 f"manifest={self.manifest!r})")
 
 
-_Mutation = Callable[[st.DrawFn, dict[str, Any], Mapping[str, bool]], tuple[str, str] | None]
+#: Where a rule is enforced: the JobSet webhook or the API server's CRD schema / CEL.
+_Layer = Literal["webhook", "schema"]
+_Mutation = Callable[[st.DrawFn, dict[str, Any], Mapping[str, bool]], tuple[str, _Layer] | None]
 
 
 def _rjobs(js: dict[str, Any]) -> list[dict[str, Any]]:
@@ -54,7 +56,7 @@ def _job_spec(rjob: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def _m_job_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_job_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     rjob["replicas"] = max(rjob.get("replicas", 1), 1)
     fixed = 2 + len(rjob["name"]) + _digits(rjob["replicas"] - 1)
@@ -63,7 +65,7 @@ def _m_job_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str
     return c.JOB_NAME_TOO_LONG_ERROR_MSG, "webhook"
 
 
-def _m_pod_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_pod_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     job_spec = _job_spec(rjob)
     job_spec["completionMode"] = c.INDEXED_COMPLETION
@@ -74,26 +76,26 @@ def _m_pod_name_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str
     return c.POD_NAME_TOO_LONG_ERROR_MSG, "webhook"
 
 
-def _m_subdomain_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_subdomain_too_long(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"].setdefault("network", {})["subdomain"] = "s" * draw(st.integers(64, 70))
     js["spec"].pop("coordinator", None)
     return c.SUBDOMAIN_TOO_LONG_ERR_MSG, "webhook"
 
 
-def _m_subdomain_invalid(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_subdomain_invalid(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"].setdefault("network", {})["subdomain"] = draw(st.sampled_from(["Bad_Sub", "has.dot", "9lives"]))
     js["spec"].pop("coordinator", None)
     return "a DNS-1035 label must consist of lower case alphanumeric characters", "webhook"
 
 
-def _m_first_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_first_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     first = _rjobs(js)[0]
     first["dependsOn"] = draw(st.sampled_from([[], [{"name": first["name"], "status": "Ready"}]]))
     js["spec"]["startupPolicy"] = {"startupPolicyOrder": "AnyOrder"}
     return "DependsOn can't be set for the first ReplicatedJob", "webhook"
 
 
-def _m_forward_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_forward_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjobs = _rjobs(js)
     js["spec"]["startupPolicy"] = {"startupPolicyOrder": "AnyOrder"}
     if len(rjobs) >= 2:
@@ -114,7 +116,7 @@ def _ghost(js: dict[str, Any]) -> str:
     return next(n for n in ("ghost", "phantom", "nobody", "missing") if n not in names)
 
 
-def _m_success_target(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_success_target(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     ghost = _ghost(js)
     js["spec"]["successPolicy"] = {"operator": draw(st.sampled_from(["All", "Any"])), "targetReplicatedJobs": [ghost]}
     return f"invalid replicatedJob name '{ghost}' does not appear in .spec.ReplicatedJobs", "webhook"
@@ -126,37 +128,37 @@ def _safe_failure_policy(js: dict[str, Any]) -> dict[str, Any]:
     return policy
 
 
-def _m_failure_target(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_failure_target(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     ghost = _ghost(js)
     _safe_failure_policy(js)["rules"] = [{"name": "r", "action": "FailJobSet", "targetReplicatedJobs": [ghost]}]
     return f"invalid replicatedJob name '{ghost}' in failure policy does not appear in .spec.ReplicatedJobs", "webhook"
 
 
-def _m_failure_reason(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_failure_reason(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     reason = draw(st.sampled_from(["OOMKilled", "Evicted", "backofflimitexceeded"]))
     _safe_failure_policy(js)["rules"] = [{"name": "r", "action": "RestartJobSet", "onJobFailureReasons": [reason]}]
     return f"invalid job failure reason '{reason}' in failure policy is not a recognized job failure reason", "webhook"
 
 
-def _m_rule_name_format(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_rule_name_format(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     bad = draw(st.sampled_from(["1rule", "rule-with-dash", "ends,", "_x"]))
     _safe_failure_policy(js)["rules"] = [{"name": bad, "action": "FailJobSet"}]
     return f"invalid failure policy rule name '{bad}', a failure policy rule name must start with", "webhook"
 
 
-def _m_rule_name_length(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_rule_name_length(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     size = draw(st.integers(129, 140))
     _safe_failure_policy(js)["rules"] = [{"name": "r" * size, "action": "FailJobSet"}]
     return f"invalid failure policy rule name of length {size}", "webhook"
 
 
-def _m_rule_name_duplicate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_rule_name_duplicate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     _safe_failure_policy(js)["rules"] = [{"name": "dup", "action": "FailJobSet"},
                                          {"name": "dup", "action": "RestartJobSet"}]
     return "rule names are not unique, rules with indices [0 1] all have the same name 'dup'", "webhook"
 
 
-def _m_restart_job_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str] | None:
+def _m_restart_job_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer] | None:
     if gates.get(c.FEATURE_RESTART_JOB):
         rjob = _rjobs(js)[0]
         rjob["replicas"] = 1025
@@ -173,7 +175,7 @@ def _m_restart_job_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str,
             "feature gate is disabled"), "webhook"
 
 
-def _m_in_place_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str] | None:
+def _m_in_place_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer] | None:
     if gates.get(c.FEATURE_IN_PLACE_RESTART):
         rjob = _rjobs(js)[0]
         _job_spec(rjob).pop("backoffLimit", None)
@@ -184,20 +186,20 @@ def _m_in_place_gate(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bo
     return "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled", "webhook"
 
 
-def _m_coordinator_rjob(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_coordinator_rjob(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     ghost = _ghost(js)
     js["spec"]["coordinator"] = {"replicatedJob": ghost}
     return f"coordinator replicatedJob {ghost} does not exist", "webhook"
 
 
-def _m_coordinator_job_index(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_coordinator_job_index(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     index = draw(st.sampled_from([rjob.get("replicas", 1), -1]))
     js["spec"]["coordinator"] = {"replicatedJob": rjob["name"], "jobIndex": index}
     return f"coordinator job index {index} is invalid for replicatedJob {rjob['name']}", "webhook"
 
 
-def _m_coordinator_not_indexed(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_coordinator_not_indexed(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     rjob["replicas"] = max(rjob.get("replicas", 1), 1)
     job_spec = _job_spec(rjob)
@@ -209,7 +211,7 @@ def _m_coordinator_not_indexed(draw: st.DrawFn, js: dict[str, Any], gates: Mappi
     return "job for coordinator pod must be indexed completion mode, and completions number must be set", "webhook"
 
 
-def _m_coordinator_pod_index(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_coordinator_pod_index(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     rjob["replicas"] = max(rjob.get("replicas", 1), 1)
     job_spec = _job_spec(rjob)
@@ -220,17 +222,17 @@ def _m_coordinator_pod_index(draw: st.DrawFn, js: dict[str, Any], gates: Mapping
     return f"coordinator pod index {completions} is invalid for replicatedJob {rjob['name']} job index 0", "webhook"
 
 
-def _m_managed_by_format(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_managed_by_format(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"]["managedBy"] = draw(st.sampled_from(["kueue", "no-slash-here", "/path-only"]))
     return 'must be a domain-prefixed path (such as "acme.io/foo")', "webhook"
 
 
-def _m_managed_by_length(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_managed_by_length(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"]["managedBy"] = "example.com/" + "m" * draw(st.integers(52, 60))
     return "spec.managedBy: Too long: may not be more than 63 bytes", "webhook"
 
 
-def _m_group_name(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_group_name(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     if draw(st.booleans()):
         rjob["groupName"] = "g" * 64
@@ -239,7 +241,7 @@ def _m_group_name(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]
     return "a DNS-1035 label must consist of lower case alphanumeric characters", "webhook"
 
 
-def _m_pod_overflow(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_pod_overflow(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjob = _rjobs(js)[0]
     rjob["replicas"] = 2
     job_spec = _job_spec(rjob)
@@ -251,7 +253,7 @@ def _m_pod_overflow(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, boo
             f"'{rjob['name']}'"), "webhook"
 
 
-def _m_in_order_with_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_in_order_with_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     rjobs = _rjobs(js)
     if len(rjobs) < 2:
         rjobs.append({"name": _ghost(js), "replicas": 1, "template": copy.deepcopy(rjobs[0]["template"])})
@@ -260,18 +262,18 @@ def _m_in_order_with_depends_on(draw: st.DrawFn, js: dict[str, Any], gates: Mapp
     return "StartupPolicy and DependsOn APIs are mutually exclusive", "schema"
 
 
-def _m_negative_replicas(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_negative_replicas(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     _rjobs(js)[0]["replicas"] = draw(st.integers(-3, -1))
     js["spec"].pop("coordinator", None)
     return "spec.replicatedJobs[0].replicas in body should be greater than or equal to 0", "schema"
 
 
-def _m_negative_ttl(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_negative_ttl(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"]["ttlSecondsAfterFinished"] = draw(st.integers(-5, -1))
     return "spec.ttlSecondsAfterFinished in body should be greater than or equal to 0", "schema"
 
 
-def _m_bad_operator(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, str]:
+def _m_bad_operator(draw: st.DrawFn, js: dict[str, Any], gates: Mapping[str, bool]) -> tuple[str, _Layer]:
     js["spec"]["successPolicy"] = {"operator": draw(st.sampled_from(["Some", "all", "None"]))}
     return 'spec.successPolicy.operator: Unsupported value: "', "schema"
 
@@ -340,6 +342,6 @@ def invalid_jobsets(*, rules: Sequence[str] | None = None, feature_gates: Mappin
         if layer not in layers:
             raise UsageError(f"invalid_jobsets(rules={chosen!r}, layers={tuple(layers)!r}): rule {rule!r} is a "
                              f"{layer}-layer rule; include {layer!r} in layers or drop the rule")
-        return InvalidJobSet(rule, js, expected, layer)  # type: ignore[arg-type]
+        return InvalidJobSet(rule, js, expected, layer)
 
     return build()

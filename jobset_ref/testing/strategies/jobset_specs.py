@@ -388,7 +388,10 @@ def from_manifest(doc: str | Mapping[str, Any], *, feature_gates: Mapping[str, b
         for i, rjob in enumerate(js["spec"].get("replicatedJobs") or []):
             if draw(st.booleans()):
                 r = draw(st.integers(0 if not js["spec"].get("coordinator") else 1, max_replicas))
-                attempt(lambda j, i=i, r=r: j["spec"]["replicatedJobs"][i].__setitem__("replicas", r))
+
+                def set_replicas(j: dict[str, Any], i: int = i, r: int = r) -> None:
+                    j["spec"]["replicatedJobs"][i]["replicas"] = r
+                attempt(set_replicas)
             job_spec = (rjob.get("template") or {}).get("spec") or {}
             if draw(st.booleans()) and job_spec.get("parallelism") is not None:
                 p = draw(st.integers(1, max_parallelism))
