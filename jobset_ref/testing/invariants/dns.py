@@ -21,7 +21,7 @@ def check_dns(cluster: FakeCluster, snap: Snapshot) -> list[Violation]:
     if js is None or not snap.managed_here or not cluster.simulate:
         return out
     svc = snap.services.get(snap.subdomain)
-    hosts = sorted({(p.get("spec") or {}).get("hostname") for p in snap.pods if (p.get("spec") or {}).get("hostname")})
+    hosts: list[str] = sorted({host for p in snap.pods if (host := (p.get("spec") or {}).get("hostname"))})
     if not snap.dns_enabled:
         owned = svc is not None and any(o.get("uid") == js["metadata"]["uid"]
                                         for o in svc["metadata"].get("ownerReferences") or [])

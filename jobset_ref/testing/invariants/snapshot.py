@@ -168,7 +168,8 @@ def _bucket(job: Mapping[str, Any]) -> str:
 
 def _pods_count(job: Mapping[str, Any]) -> int:
     spec = job.get("spec") or {}
-    count = int(spec.get("parallelism") if spec.get("parallelism") is not None else 1)
+    parallelism = spec.get("parallelism")
+    count = int(parallelism if parallelism is not None else 1)
     if spec.get("completions") is not None and int(spec["completions"]) < count:
         count = int(spec["completions"])
     return count
