@@ -38,7 +38,7 @@ def _check_feature(name: str, value: object) -> None:
 def _check_strategy(name: str, value: object) -> None:
     if not isinstance(value, SearchStrategy):
         raise UsageError(f"{name}= takes a hypothesis strategy (e.g. st.just(...)), got {value!r}; "
-                         "strategies.py takes strategies for leaf values, never plain values")
+                         "jobset_ref.testing.strategies takes strategies for leaf values, never plain values")
 
 
 def _digits(n: int) -> int:

@@ -326,7 +326,7 @@ def jobsets(
         manifest = {"apiVersion": c.API_VERSION, "kind": c.KIND, "metadata": metadata, "spec": spec}
         errors = admitted(manifest, feature_gates=gates)
         if errors:  # pragma: no cover - a bug in this module
-            raise AssertionError("jobsets() drew a JobSet the webhook rejects (a bug in strategies.py):\n  "
+            raise AssertionError("jobsets() drew a JobSet the webhook rejects (a bug in jobset_ref.testing.strategies):\n  "
                                  + "\n  ".join(errors) + "\n" + json.dumps(manifest, indent=1))
         if defaulted:
             return apply_schema_defaults(default_jobset(apply_schema_defaults(manifest)))
