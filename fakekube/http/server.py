@@ -365,6 +365,8 @@ class ClusterServer(Generic[Cluster_co]):
                 self._write_stream(h, response)
             else:
                 self._write(h, response)
+        except (ConnectionError, ssl.SSLError):  # the client went away mid-answer: not a server error
+            h.close_connection = True
         except Exception as err:  # never a traceback on the wire
             self.errors.append("".join(traceback.format_exception(err)))
             if not isinstance(err, OSError):
