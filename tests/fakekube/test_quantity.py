@@ -181,7 +181,18 @@ formats = st.sampled_from(["DecimalSI", "BinarySI", "DecimalExponent"])
 def test_format_parse_round_trip(value: Fraction, fmt: q.QuantityFormat) -> None:
     text = q.format_quantity(value, fmt)
     assert q.parse_quantity(text) == value
-    assert q.canonicalize_quantity(text) == text
+    canonical = q.canonicalize_quantity(text)
+    assert q.parse_quantity(canonical) == value and q.canonicalize_quantity(canonical) == canonical
+    if fmt != "BinarySI":
+        assert canonical == text
+    # A BinarySI value that is no whole number of Ki prints bare ("125000"), and a bare number
+    # parses as DecimalSI, which prints "125k": Go's ParseQuantity and String do the same.
+
+
+def test_a_bare_binary_si_number_reads_back_as_decimal_si() -> None:
+    assert q.format_quantity(Fraction(125000), "BinarySI") == "125000"
+    assert q.canonicalize_quantity("125000") == "125k"
+    assert q.format_quantity(Fraction(125 * 1024), "BinarySI") == "125Ki"
 
 
 @FAST
