@@ -187,7 +187,7 @@ def main() -> int:
     if untriaged:
         print(f"\n{len(untriaged)} survivors have no verdict in {TRIAGE}:", file=sys.stderr)
         for m in untriaged:
-            print(diff_of(m), file=sys.stderr)
+            print(f"# {m.name}\n{diff_of(m)}", file=sys.stderr)
         return 1
     return 0
 
