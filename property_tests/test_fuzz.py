@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -360,6 +361,23 @@ def _prepare(cluster: FakeCluster, op: str, args: Any) -> None:
         pass
 
 
+def _atomic(op: str, args: Any) -> bool:
+    """Whether a rejected call must leave the store as it was. Not update, status, patch and args,
+    which create their target first; nor an apply of several objects (a List's items, several YAML
+    documents): kubectl applies them one request each, so those before the rejected one stay."""
+    if op in ("update", "status", "patch", "args"):
+        return False
+    if op.startswith("apply"):
+        try:
+            docs = list(yaml.safe_load_all(args)) if isinstance(args, str) else [args]
+        except yaml.YAMLError:
+            return True  # refused before anything is applied
+        count = sum(len(d["items"]) if isinstance(d, dict) and isinstance(d.get("items"), list) else 1
+                    for d in docs if d is not None)
+        return count <= 1
+    return True
+
+
 def _outcome(cluster: FakeCluster, op: str, args: Any) -> str:
     _prepare(cluster, op, args)
     before = _snapshot(cluster)
@@ -369,7 +387,7 @@ def _outcome(cluster: FakeCluster, op: str, args: Any) -> str:
         assert err.code in KUBERNETES_CODES, err.status
         assert isinstance(err.message, str) and err.message, err.status
         json.dumps(err.status, allow_nan=False)  # a Status is always serialisable
-        if op not in ("update", "status", "patch", "args"):  # those create their target first
+        if _atomic(op, args):
             assert _snapshot(cluster) == before, f"a rejected {op} changed the store"
         return f"{op}:{err.code}"
     except SimulationError as err:  # run_until's predicate never held, or a JobSet past the simulation's budget
@@ -377,7 +395,7 @@ def _outcome(cluster: FakeCluster, op: str, args: Any) -> str:
         return f"{op}:SimulationError"
     except UsageError as err:
         assert str(err)
-        if op not in ("update", "status", "patch", "args"):
+        if _atomic(op, args):
             assert _snapshot(cluster) == before, f"a rejected {op} changed the store"
         return f"{op}:UsageError"
     cluster.advance(5)  # no component may be crashed by what was accepted
@@ -427,3 +445,16 @@ def _report() -> Iterator[None]:
     if OUTCOMES:
         total = sum(OUTCOMES.values())
         print(f"\nfuzz: {total} inputs; " + ", ".join(f"{k}={v}" for k, v in sorted(OUTCOMES.items())))
+
+
+def test_a_list_applies_its_items_one_by_one_as_kubectl_does() -> None:
+    """Found by the fuzzer: a List whose second item is refused keeps its first (one request each)."""
+    cluster = _cluster()
+    items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}},
+             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": []}}]
+    with pytest.raises(ApiError) as err:
+        cluster.apply({"apiVersion": "v1", "kind": "List", "items": items})
+    assert err.value.code == 400
+    assert cluster.get("configmaps", "cm")["metadata"]["name"] == "cm"
+    assert not _atomic("apply-dict", {"apiVersion": "v1", "kind": "List", "items": items})
+    assert _atomic("apply-dict", items[0])
