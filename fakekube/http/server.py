@@ -52,6 +52,9 @@ Cluster_co = TypeVar("Cluster_co", bound=ServedCluster, covariant=True)
 
 IDLE_TIMEOUT = 60.0  # wall seconds a keep-alive connection may sit idle
 HANDSHAKE_TIMEOUT = 10.0  # wall seconds a client has for its TLS handshake
+#: What a socket raises when the client went away (a reset, a TLS alert): the end of its
+#: connection, as Go's server takes it, never a server error.
+CLIENT_GONE = (ConnectionError, ssl.SSLError)
 #: Go's net/http answers plain HTTP on a TLS port with this (kube-apiserver does).
 PLAIN_HTTP_ON_TLS = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 TLS_HANDSHAKE = 0x16  # the first byte of a TLS record carrying a handshake
@@ -138,7 +141,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             super().handle()
-        except (ConnectionError, ssl.SSLError):
+        except CLIENT_GONE:
             self.close_connection = True
 
     def date_time_string(self, timestamp: float | None = None) -> str:
@@ -365,7 +368,7 @@ class ClusterServer(Generic[Cluster_co]):
                 self._write_stream(h, response)
             else:
                 self._write(h, response)
-        except (ConnectionError, ssl.SSLError):  # the client went away mid-answer: not a server error
+        except CLIENT_GONE:  # mid-answer
             h.close_connection = True
         except Exception as err:  # never a traceback on the wire
             self.errors.append("".join(traceback.format_exception(err)))
