@@ -45,6 +45,20 @@ def test_match_value(expected: object, actual: object, ok: bool) -> None:
     assert (match_value(expected, actual, "x") == []) is ok
 
 
+@pytest.mark.parametrize(("actual", "where"), [
+    ([{"reason": "A"}, {"reason": "X"}, {"reason": "B"}], 'first difference at [1]: expected {"reason": "B"}'),
+    ([{"reason": "A"}], 'missing from [1]: {"reason": "B"}'),
+    ([{"reason": "A"}, {"reason": "B"}, {"reason": "C"}], "unexpected from [2]"),
+])
+def test_a_list_of_another_length_shows_where_it_parts_and_every_item(actual: list[dict[str, str]], where: str) -> None:
+    """An event list one item longer than expected must say which item, however long the items are."""
+    long = "m" * 400
+    [report] = match_value([{"reason": "A"}, {"reason": "B"}], [{**item, "message": long} for item in actual], "events")
+    assert report.startswith(f"events: expected 2 item(s), got {len(actual)}; {where}; got:")
+    assert report.count("\n        [") == len(actual)
+    assert all(f'"message": "{long}", "reason": "{item["reason"]}"' in report for item in actual)
+
+
 def test_parse_seconds() -> None:
     assert runner.parse_seconds("1m30s", "t") == 90
     assert runner.parse_seconds("2h", "t") == 7200

@@ -110,7 +110,7 @@ def match_value(expected: Any, actual: Any, path: str) -> list[str]:
         if not isinstance(actual, list):
             return [f"{path}: expected a list {show(expected)}, got {show(actual)}"]
         if len(expected) != len(actual):
-            return [f"{path}: expected {len(expected)} item(s) {show(expected)}, got {len(actual)}: {show(actual)}"]
+            return [_length_mismatch(expected, actual, path)]
         out = []
         for i, (want, have) in enumerate(zip(expected, actual, strict=True)):
             out += match_value(want, have, f"{path}[{i}]")
@@ -120,6 +120,20 @@ def match_value(expected: Any, actual: Any, path: str) -> list[str]:
         return [f"{path}: expected {show(expected)} ({type(expected).__name__}), got {show(actual)} "
                 f"({type(actual).__name__})"]
     return [] if expected == actual else [f"{path}: expected {show(expected)}, got {show(actual)}"]
+
+
+def _length_mismatch(expected: list[Any], actual: list[Any], path: str) -> str:
+    """Lists of different lengths: where they part, and every actual item, whole, on a line of its own."""
+    first = next((i for i, (want, have) in enumerate(zip(expected, actual, strict=False))
+                  if match_value(want, have, "")), min(len(expected), len(actual)))
+    if first < len(expected) and first < len(actual):
+        where = f"first difference at [{first}]: expected {show(expected[first])}"
+    elif first < len(expected):
+        where = f"missing from [{first}]: {show(expected[first])}"
+    else:
+        where = f"unexpected from [{first}]"
+    items = "".join(f"\n        [{i}] {json.dumps(have, sort_keys=True, default=str)}" for i, have in enumerate(actual))
+    return f"{path}: expected {len(expected)} item(s), got {len(actual)}; {where}; got:{items}"
 
 
 def _match_operator(expected: dict[str, Any], actual: Any, path: str) -> list[str]:
