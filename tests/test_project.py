@@ -64,3 +64,35 @@ def test_a_plain_clone_runs_every_test_but_the_upstream_comparisons() -> None:
     assert readers == ["conformance/test_runner.py", "conformance/test_upstream_examples.py",
                        "tests/jobset_ref/test_api_crd.py"]
     assert " -rs " in re.search(r"^addopts = (.*)$", (ROOT / "pyproject.toml").read_text(), re.M).group(1)  # type: ignore[union-attr]
+
+
+_DRAWS = """
+from hypothesis import given, strategies as st
+
+def test_draws():
+    drawn: list[int] = []
+
+    @given(st.integers())
+    def inner(x):
+        drawn.append(x)
+
+    inner()
+    print("DRAWN", drawn)
+"""
+
+
+def _draws(tmp_path: Path, *args: str) -> str:
+    (tmp_path / "test_draws.py").write_text(_DRAWS)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "conftest", "-p", "no:randomly",
+                             "-p", "no:cacheprovider", *args, str(tmp_path / "test_draws.py")],
+                            cwd=tmp_path, capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    [line] = [line for line in result.stdout.splitlines() if line.startswith("DRAWN")]
+    return line
+
+
+def test_the_suite_draws_the_same_examples_every_run_and_explore_draws_anew(tmp_path: Path) -> None:
+    """A clean clone's CI must pass or fail as the run before it did: no new random counterexample there."""
+    assert _draws(tmp_path) == _draws(tmp_path)
+    assert _draws(tmp_path, "--hypothesis-profile=explore") != _draws(tmp_path, "--hypothesis-profile=explore")
