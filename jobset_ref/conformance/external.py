@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -233,3 +233,18 @@ class ExternalController:
 
     def close_enough(self, want: int, got: int) -> bool:
         return abs(want - got) <= round(self.options.tolerance * SECOND)
+
+    @staticmethod
+    def stale_cache_create(event: Mapping[str, Any]) -> bool:
+        """A ``JobCreationFailed`` event whose every error is ``already exists``.
+
+        A controller that reads its Jobs from an informer cache creates a Job again when its cache
+        has not yet seen the create of a moment before: the JobSet's watch event (its own status
+        write) can overtake the Job's, as two watch streams have no common order. The API server
+        refuses the second create and upstream records the refusal (``createJobs``). Out of
+        process this can happen at any instant, so an event sequence that does not name such an
+        event also matches with them left out.
+        """
+        lines = str(event.get("message", "")).splitlines()
+        return event.get("reason") == "JobCreationFailed" and bool(lines) and all(
+            line.endswith("already exists") for line in lines)
