@@ -226,3 +226,20 @@ def test_server_side_apply_bodies_share_the_json_rules(cluster: FakeCluster) -> 
         with pytest.raises(ApiError) as err:
             cluster.api.patch("configmaps", "a", body, namespace="default", patch_type="apply", field_manager="t")
         assert err.value.code == 400 and err.value.message.startswith("error decoding patch: ")
+
+
+def test_a_custom_resource_reads_whole_floats_back_as_integers_as_kube_apiserver_does(cluster: FakeCluster) -> None:
+    """Go encodes a float64 holding a whole number without its fraction: ``replicas: n / 2`` from Python
+    reads back as an integer, and the Jobs a controller builds from it are accepted (int32 fields)."""
+    created = cluster.create(_jobset({"name": "w", "replicas": 2.0,
+                                      "template": {"spec": {**JOB_SPEC, "parallelism": 3.0}}}))
+    rjob = created["spec"]["replicatedJobs"][0]
+    assert (rjob["replicas"], type(rjob["replicas"])) == (2, int)
+    assert (rjob["template"]["spec"]["parallelism"], type(rjob["template"]["spec"]["parallelism"])) == (3, int)
+    assert cluster.get("JobSet", "js") == created
+    with pytest.raises(ApiError) as err:
+        cluster.create({**_jobset({"name": "w", "replicas": 2.5, "template": {"spec": JOB_SPEC}}),
+                        "metadata": {"name": "half"}})
+    assert err.value.message == ('JobSet.jobset.x-k8s.io "half" is invalid: spec.replicatedJobs[0].replicas: '
+                                 'Invalid value: "float64": spec.replicatedJobs[0].replicas in body must be of type '
+                                 'int32: "float64"')

@@ -40,11 +40,12 @@ class CustomResourceStrategy(Strategy):
         self.names = names
 
     def default(self, obj: dict[str, Any]) -> None:
-        """Decoding: pruning and schema defaults; an object of the wrong JSON types (a ``null``
-        list item where the schema wants an object, an integer beyond int64, which Go decodes
-        as a float) is refused here with the schema's type errors, before any webhook sees it."""
-        pruned = self.schema.default(self.schema.prune(obj))
-        type_errors = _beyond_int64(pruned, "")
+        """Decoding: pruning, schema defaults and Go's numbers (``_go_numbers``); an object of the
+        wrong JSON types (a ``null`` list item where the schema wants an object, an integer beyond
+        int64, which Go decodes as a float) is refused here with the schema's type errors, before
+        any webhook sees it."""
+        type_errors: list[FieldError] = []
+        pruned = _go_numbers(self.schema.default(self.schema.prune(obj)), "", type_errors)
         if not type_errors:
             type_errors = self.schema.type_errors(pruned)
         if type_errors and self.names is not None:
@@ -127,19 +128,44 @@ _BUILT: OrderedDict[bytes, StructuralSchema] = OrderedDict()
 _BUILT_LIMIT = 32
 
 
-def _beyond_int64(value: Any, path: str) -> list[FieldError]:
-    """Integers no int64 holds: Go's decoder makes them floats, so the schema sees a number."""
-    stack = [(value, path)]
-    while stack:
-        node, where = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((v, f"{where}.{k}" if where else k) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
-        elif isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
-            return [FieldError(ErrorType.TYPE_INVALID, where, "number",
-                               f"{where} in body must be of type integer: \"number\"")]
-    return []
+#: Go writes a float64 of at least this size with an exponent (``1e+21``), as Python does.
+_GO_EXPONENT_FROM = 1e21
+
+
+def _go_numbers(value: Any, path: str, errors: list[FieldError]) -> Any:
+    """Numbers as kube-apiserver's JSON round trip of custom resources leaves them.
+
+    Go decodes a JSON number into an int64 when it is written as one and fits, and into a float64
+    otherwise: an integer beyond int64 becomes a float, which the schema sees as a ``number`` (an
+    error appended to ``errors``); and a float64 holding a whole number is encoded again without
+    its fraction, so ``replicas: 2.0`` (say, ``n / 2`` in Python) reads back as ``2``, as every
+    Go client then decodes it into an int32 field. Returns ``value``, or a copy where a number
+    changed (the input may be shared, so it is never edited in place).
+    """
+    if isinstance(value, dict):
+        out: Any = None
+        for key, item in value.items():
+            if isinstance(item, dict | list | int | float):
+                new = _go_numbers(item, f"{path}.{key}" if path else key, errors)
+                if new is not item:
+                    out = out if out is not None else dict(value)
+                    out[key] = new
+        return value if out is None else out
+    if isinstance(value, list):
+        changed: list[Any] | None = None
+        for index, item in enumerate(value):
+            if isinstance(item, dict | list | int | float):
+                new = _go_numbers(item, f"{path}[{index}]", errors)
+                if new is not item:
+                    changed = changed if changed is not None else list(value)
+                    changed[index] = new
+        return value if changed is None else changed
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < _GO_EXPONENT_FROM else value
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63 and not errors:
+        errors.append(FieldError(ErrorType.TYPE_INVALID, path, "number",
+                                 f"{path} in body must be of type integer: \"number\""))
+    return value
 
 
 def _structural_schema(version: dict[str, Any]) -> StructuralSchema:
