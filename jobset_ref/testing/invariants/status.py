@@ -45,7 +45,7 @@ def check_status_recount(snap: Snapshot) -> list[Violation]:
                                                                      "suspended"), 0) for r in snap.rjobs}
     for job in snap.current_jobs():
         rjob = _labels(job).get(c.REPLICATED_JOB_NAME_KEY, "")
-        if rjob not in counts:
+        if not rjob or rjob not in counts:  # an empty label counts as missing (a ReplicatedJob may be named "")
             continue
         bucket = _bucket(job)
         if bucket == "successful":
