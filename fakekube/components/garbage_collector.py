@@ -5,7 +5,8 @@ the API only:
 
 - an object whose owners are all gone (missing, or present with another UID) is deleted, with
   the policy its own finalizers imply (``orphan`` → Orphan, ``foregroundDeletion`` →
-  Foreground, else Background);
+  Foreground, else Background); an object with an owner of a kind the server does not serve is
+  left alone until that kind is served;
 - an owner deleted with ``Orphan`` has its reference stripped from every dependent, then loses
   the ``orphan`` finalizer;
 - an owner deleted with ``Foreground`` has all its dependents deleted, and loses
@@ -50,6 +51,9 @@ class GarbageCollector:
         self.queue = rt.controller("garbage-collector", self._process)
         # (namespace, uid) of owners found missing (upstream's ReferenceCache of 500 entries)
         self._absent_owners: Lru[tuple[str, str], bool] = Lru(ABSENT_OWNER_CACHE_ENTRIES)
+        # dependents with an owner of a kind the server does not serve: looked at again once a
+        # CustomResourceDefinition is served (upstream retries them with the queue's backoff)
+        self._unresolved: dict[str, None] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -77,6 +81,9 @@ class GarbageCollector:
         key = f"{(spec.get('names') or {}).get('plural', '')}.{spec.get('group', '')}"
         if event.type != "DELETED" and self.rt.server.registry.by_key(key) is not None:
             self._watch(key)
+            unresolved, self._unresolved = self._unresolved, {}
+            for uid in unresolved:
+                self.queue.enqueue(("dependent", uid))
 
     # ------------------------------------------------------------------ graph upkeep
     def _on_event(self, resource: str, event: WatchEvent) -> None:
@@ -105,6 +112,7 @@ class GarbageCollector:
                     bucket.pop(uid, None)
         if kind == "DELETED":
             self.objects.pop(uid, None)
+            self._unresolved.pop(uid, None)
             for dep_uid in self._dependents_of(uid):
                 self._enqueue_dependent(dep_uid)
             for owner in meta.get("ownerReferences") or ():
@@ -154,14 +162,14 @@ class GarbageCollector:
             self._attempt_to_delete(uid, entry[0], entry[1])
 
     def _owner_state(self, namespace: str, owner: OwnerReference) -> str:
-        """``solid``, ``waiting`` (in foreground deletion) or ``dangling`` — from a live lookup,
-        unless the owner is known to be absent (``isDangling``'s ``absentOwnerCache``: a UID that was
+        """``solid``, ``waiting`` (in foreground deletion), ``dangling`` or ``unresolvable`` (a kind
+        the server does not serve) — from a live lookup, unless the owner is known to be absent (``isDangling``'s ``absentOwnerCache``: a UID that was
         missing never comes back, so the entry cannot go stale)."""
         try:
             rtype = self.rt.server.registry.for_object(
                 {"apiVersion": owner.get("apiVersion", ""), "kind": owner.get("kind", "")})
-        except (NotFound, UsageError):  # a kind the server does not serve (or no kind at all)
-            return "dangling"
+        except (NotFound, UsageError):  # a kind the server does not serve (yet)
+            return "unresolvable"
         absent_key = (namespace if rtype.namespaced else "", owner.get("uid", ""))
         if self._absent_owners.get(absent_key) is not None:
             return "dangling"
@@ -184,6 +192,12 @@ class GarbageCollector:
         if not owners or (meta.get("deletionTimestamp") and not meta.get("finalizers")):
             return
         states = [(o, self._owner_state(ref[1], o)) for o in owners]
+        if any(s == "unresolvable" for _, s in states):
+            # Upstream's restMappingError: nothing is decided for this object (not even the stale
+            # references of its other owners) until the kind is served; it retries, and so do we
+            # when a CustomResourceDefinition comes to be served (``_on_crd``).
+            self._unresolved[uid] = None
+            return
         solid = [o for o, s in states if s == "solid"]
         if solid:
             stale = [o["uid"] for o, s in states if s != "solid"]

@@ -156,3 +156,21 @@ def test_an_owner_found_missing_is_not_looked_up_again_for_its_other_dependents(
     cluster.delete("configmaps", "owner", propagation_policy="Background")
     assert not any(cluster.exists("configmaps", f"dep-{i}") for i in range(3))
     assert lookups.matched == 1
+
+
+def test_an_owner_of_a_kind_not_served_leaves_its_dependent_until_the_kind_is_served(cluster: FakeCluster) -> None:
+    """Upstream's GC cannot map the kind (restMappingError) and retries instead of deleting: a dependent of
+    a custom resource whose CRD is not installed yet survives, and is collected once the CRD is served."""
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dep", "ownerReferences": [{
+        "apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "00000000-0000-4000-8000-000000000001"}]}})
+    cluster.advance(600)
+    assert cluster.exists("configmaps", "dep")
+    cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                    "metadata": {"name": "widgets.example.com"},
+                    "spec": {"group": "example.com", "scope": "Namespaced",
+                             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                                 "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}})
+    cluster.advance(1)
+    assert not cluster.exists("configmaps", "dep")
+    assert cluster.trace.grep("garbage-collector delete configmaps default/dep (owners gone; propagationPolicy=Background)")
