@@ -44,8 +44,9 @@ class CustomResourceStrategy(Strategy):
         wrong JSON types (a ``null`` list item where the schema wants an object, an integer beyond
         int64, which Go decodes as a float) is refused here with the schema's type errors, before
         any webhook sees it."""
-        type_errors: list[FieldError] = []
-        pruned = _go_numbers(self.schema.default(self.schema.prune(obj)), "", type_errors)
+        beyond_int64: list[int] = []
+        pruned = _go_numbers(self.schema.default(self.schema.prune(obj)), beyond_int64)
+        type_errors = _beyond_int64(pruned, "") if beyond_int64 else []
         if not type_errors:
             type_errors = self.schema.type_errors(pruned)
         if type_errors and self.names is not None:
@@ -130,42 +131,58 @@ _BUILT_LIMIT = 32
 
 #: Go writes a float64 of at least this size with an exponent (``1e+21``), as Python does.
 _GO_EXPONENT_FROM = 1e21
+_INT64 = range(-(2**63), 2**63)
 
 
-def _go_numbers(value: Any, path: str, errors: list[FieldError]) -> Any:
+def _go_numbers(value: Any, beyond_int64: list[int]) -> Any:
     """Numbers as kube-apiserver's JSON round trip of custom resources leaves them.
 
     Go decodes a JSON number into an int64 when it is written as one and fits, and into a float64
-    otherwise: an integer beyond int64 becomes a float, which the schema sees as a ``number`` (an
-    error appended to ``errors``); and a float64 holding a whole number is encoded again without
-    its fraction, so ``replicas: 2.0`` (say, ``n / 2`` in Python) reads back as ``2``, as every
-    Go client then decodes it into an int32 field. Returns ``value``, or a copy where a number
-    changed (the input may be shared, so it is never edited in place).
+    otherwise. A float64 holding a whole number is encoded again without its fraction, so
+    ``replicas: 2.0`` (say, ``n / 2`` in Python) reads back as ``2``, which every Go client then
+    decodes into an int32 field. An integer beyond int64 becomes a float, which the schema sees as
+    a ``number``: it is appended to ``beyond_int64`` (``_beyond_int64`` names its path). Returns
+    ``value``, or a copy where a number changed (the input may be shared: it is never edited).
     """
     if isinstance(value, dict):
-        out: Any = None
-        for key, item in value.items():
-            if isinstance(item, dict | list | int | float):
-                new = _go_numbers(item, f"{path}.{key}" if path else key, errors)
-                if new is not item:
-                    out = out if out is not None else dict(value)
-                    out[key] = new
-        return value if out is None else out
-    if isinstance(value, list):
-        changed: list[Any] | None = None
-        for index, item in enumerate(value):
-            if isinstance(item, dict | list | int | float):
-                new = _go_numbers(item, f"{path}[{index}]", errors)
-                if new is not item:
-                    changed = changed if changed is not None else list(value)
-                    changed[index] = new
-        return value if changed is None else changed
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) < _GO_EXPONENT_FROM else value
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63 and not errors:
-        errors.append(FieldError(ErrorType.TYPE_INVALID, path, "number",
-                                 f"{path} in body must be of type integer: \"number\""))
-    return value
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return value
+    out: Any = None
+    for key, item in items:
+        if isinstance(item, float):
+            if not (item.is_integer() and abs(item) < _GO_EXPONENT_FROM):
+                continue
+            new: Any = int(item)
+        elif isinstance(item, dict | list):
+            new = _go_numbers(item, beyond_int64)
+            if new is item:
+                continue
+        else:
+            if isinstance(item, int) and item not in _INT64 and not isinstance(item, bool):
+                beyond_int64.append(item)
+            continue
+        if out is None:
+            out = dict(value) if isinstance(value, dict) else list(value)
+        out[key] = new
+    return value if out is None else out
+
+
+def _beyond_int64(value: Any, path: str) -> list[FieldError]:
+    """Integers no int64 holds: Go's decoder makes them floats, so the schema sees a number."""
+    stack = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{where}.{k}" if where else k) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool) and node not in _INT64:
+            return [FieldError(ErrorType.TYPE_INVALID, where, "number",
+                               f"{where} in body must be of type integer: \"number\"")]
+    return []
 
 
 def _structural_schema(version: dict[str, Any]) -> StructuralSchema:
