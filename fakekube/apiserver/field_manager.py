@@ -26,8 +26,8 @@ What kube-apiserver's handlers and its ``managedfields.FieldManager`` chain do a
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 from weakref import WeakKeyDictionary
@@ -143,12 +143,11 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-def validation_schema(rt: ResourceType) -> Mapping[str, Any] | None:
-    """What field validation checks a body against: a custom resource's CRD schema, or the
-    generated schema of a built-in kind (loaded on first use)."""
-    if rt.schema is not None or rt.custom:
-        return rt.schema
-    return builtin_schemas.schema_for(rt.api_version, rt.kind)
+@functools.cache
+def _builtin_structural(api_version: str, kind: str) -> StructuralSchema | None:
+    """A built-in kind's schema built once per process (a StructuralSchema is immutable)."""
+    declared = builtin_schemas.schema_for(api_version, kind)
+    return None if declared is None else StructuralSchema(dict(declared))
 
 
 class FieldManager:
@@ -174,10 +173,17 @@ class FieldManager:
         """The fields of ``obj`` its kind does not declare (none known without a schema)."""
         schema = self._schemas.get(rt)
         if schema is None:
-            declared = validation_schema(rt)
-            if declared is None:
-                return []
-            schema = self._schemas[rt] = StructuralSchema(dict(declared))
+            if rt.structural is not None:
+                schema = rt.structural
+            elif rt.schema is not None or rt.custom:
+                if rt.schema is None:
+                    return []
+                schema = StructuralSchema(dict(rt.schema))
+            else:
+                schema = _builtin_structural(rt.api_version, rt.kind)
+                if schema is None:
+                    return []
+            self._schemas[rt] = schema
         return unknown_fields(obj, schema)
 
     # ------------------------------------------------------------------ field validation

@@ -11,6 +11,7 @@ from fakekube.errors import NotFound, ResourceName, UsageError
 
 if TYPE_CHECKING:
     from fakekube.apiserver.strategy import Strategy
+    from fakekube.machinery.openapi import StructuralSchema
 
 __all__ = ["Registry", "ResourceType"]
 
@@ -37,6 +38,9 @@ class ResourceType:
     may be left out). Server-side field validation reports the fields it does not declare, and
     server-side apply takes list and map types from it. None: no unknown-field detection, and
     apply types lists from the strategic-merge keys."""
+    structural: StructuralSchema | None = None
+    """``schema`` built, when it was built already (a CRD's, shared by every server that serves
+    the same CRD version): field validation uses it instead of building its own."""
     names: ResourceName = field(init=False)
     # Derived once (read on every request): the store's name for this resource (``jobs.batch``,
     # ``pods``), the ``apiVersion`` of its objects, and whether it has a status subresource.

@@ -217,7 +217,7 @@ def _serve(server: ApiServer, crd: dict[str, Any]) -> None:
         singular=names.get("singular", ""), short_names=tuple(names.get("shortNames") or ()),
         categories=tuple(names.get("categories") or ()),
         subresources=frozenset({"status"} if has_status else ()), custom=True,
-        schema=deep_copy(version["schema"]["openAPIV3Schema"])))
+        schema=deep_copy(version["schema"]["openAPIV3Schema"]), structural=schema))
 
 
 def install(server: ApiServer) -> None:
