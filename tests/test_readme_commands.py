@@ -45,6 +45,9 @@ RUN_ELSEWHERE: dict[str, str] = {
         "tests/test_cli_serve.py::test_epoch_pins_the_start_of_virtual_time_and_no_tls_serves_plain_http",
     r"python -m benchmarks": "benchmarks/README.md",  # minutes of measurement; its --quick mode runs here
     r"python -m mypy": "tests/test_type_check.py::test_mypy_strict_is_clean_over_both_packages",
+    # minutes of random draws; the test runs pytest under each profile and compares what it draws
+    r"python -m pytest property_tests tests --hypothesis-profile=explore":
+        "tests/test_project.py::test_the_suite_draws_the_same_examples_every_run_and_explore_draws_anew",
     r"ruff check \.": "tests/test_project.py::test_ruff_is_clean",
     r"lint-imports": "tests/test_project.py::test_import_layering_contracts_hold",
 }
