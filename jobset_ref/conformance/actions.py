@@ -62,7 +62,7 @@ class Actions(Checks):
             from jobset_ref.testing.invariants import Monitor
 
             if self.data.get("invariants", True):
-                self.monitor = Monitor(self.cluster)
+                self.monitor = Monitor(self.cluster, cached_controller=self.external_options is not None)
         self._watch("jobs.batch")
         for node in self._node_specs(cfg):
             self.cluster.add_node(node["name"], labels=node.get("labels"), capacity=node.get("capacity"),

@@ -47,8 +47,14 @@ class Monitor:
     watch delays can reorder delivery: call :meth:`check` only once delayed events are due.
     """
 
-    def __init__(self, cluster: FakeCluster, *, namespace: str | None = None) -> None:
+    def __init__(self, cluster: FakeCluster, *, namespace: str | None = None, cached_controller: bool = False) -> None:
+        """``cached_controller``: the controller reads from informer caches in another process, so
+        a Job it creates for a JobSet already being deleted (its cache had not seen the deletion:
+        two watch streams have no common order) is not a second Job of the slot; the garbage
+        collector removes it at once, as with upstream's controller."""
         self.cluster = cluster
+        self._cached_controller = cached_controller
+        self._deleted: set[str] = set()  # uids of JobSets deleted or being deleted
         self._streams = [cluster.watch(JOBSETS, namespace), cluster.watch("jobs", namespace)]
         self._consumed = [0, 0]
         self._terminal: dict[str, str] = {}
@@ -93,6 +99,8 @@ class Monitor:
         uid = js["metadata"]["uid"]
         subject = f"JobSet {js['metadata'].get('namespace')}/{js['metadata']['name']} (uid {uid[:8]})"
         out: list[Violation] = []
+        if etype == "DELETED" or js["metadata"].get("deletionTimestamp"):
+            self._deleted.add(uid)
         self._specs[uid] = js
         status = js.get("status") or {}
         state = status.get("terminalState") or ""
@@ -132,6 +140,8 @@ class Monitor:
         uid = job["metadata"]["uid"]
         out: list[Violation] = []
         hist = self._jobs.get(uid)
+        if hist is None and self._cached_controller and js_uid in self._deleted:
+            return []
         if hist is None:
             hist = _JobHistory(_name(job), labels.get(c.REPLICATED_JOB_NAME_KEY, ""), _int(labels.get(c.JOB_INDEX_KEY)),
                                _int(labels.get(c.RESTARTS_KEY)), labels.get(c.JOB_RESTART_ATTEMPT_KEY, ""))
