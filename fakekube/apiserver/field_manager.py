@@ -175,14 +175,12 @@ class FieldManager:
         if schema is None:
             if rt.structural is not None:
                 schema = rt.structural
-            elif rt.schema is not None or rt.custom:
-                if rt.schema is None:
-                    return []
+            elif rt.schema is not None:
                 schema = StructuralSchema(dict(rt.schema))
-            else:
+            elif not rt.custom:
                 schema = _builtin_structural(rt.api_version, rt.kind)
-                if schema is None:
-                    return []
+            if schema is None:  # a custom resource without a schema, or a built-in kind without one
+                return []
             self._schemas[rt] = schema
         return unknown_fields(obj, schema)
 

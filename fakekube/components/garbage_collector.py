@@ -163,8 +163,9 @@ class GarbageCollector:
 
     def _owner_state(self, namespace: str, owner: OwnerReference) -> str:
         """``solid``, ``waiting`` (in foreground deletion), ``dangling`` or ``unresolvable`` (a kind
-        the server does not serve) — from a live lookup, unless the owner is known to be absent (``isDangling``'s ``absentOwnerCache``: a UID that was
-        missing never comes back, so the entry cannot go stale)."""
+        the server does not serve) — from a live lookup, unless the owner is known to be absent
+        (``isDangling``'s ``absentOwnerCache``: a UID that was missing never comes back, so the
+        entry cannot go stale)."""
         try:
             rtype = self.rt.server.registry.for_object(
                 {"apiVersion": owner.get("apiVersion", ""), "kind": owner.get("kind", "")})

@@ -239,8 +239,8 @@ class ExternalController:
         """A ``JobCreationFailed`` event whose every error is ``already exists``.
 
         A controller that reads its Jobs from an informer cache creates a Job again when its cache
-        has not yet seen the create of a moment before: the JobSet's watch event (its own status
-        write) can overtake the Job's, as two watch streams have no common order. The API server
+        has not yet seen the create of a moment before: a pass can run on another watch stream's
+        event before the Job's arrives, as two watch streams have no common order. The API server
         refuses the second create and upstream records the refusal (``createJobs``). Out of
         process this can happen at any instant, so an event sequence that does not name such an
         event also matches with them left out.

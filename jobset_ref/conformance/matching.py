@@ -15,11 +15,12 @@ __all__ = ["MISSING", "match_error", "match_value", "resolve_path", "show"]
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<absent>"})()
 
 
-def show(value: Any) -> str:
+def show(value: Any, limit: int | None = 300) -> str:
+    """``value`` as JSON on one line, cut to ``limit`` characters (None: whole)."""
     if value is MISSING:
         return "<absent>"
     text = json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= 300 else text[:297] + "..."
+    return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."
 
 
 # ====================================================================== field paths
@@ -132,7 +133,7 @@ def _length_mismatch(expected: list[Any], actual: list[Any], path: str) -> str:
         where = f"missing from [{first}]: {show(expected[first])}"
     else:
         where = f"unexpected from [{first}]"
-    items = "".join(f"\n        [{i}] {json.dumps(have, sort_keys=True, default=str)}" for i, have in enumerate(actual))
+    items = "".join(f"\n        [{i}] {show(have, limit=None)}" for i, have in enumerate(actual))
     return f"{path}: expected {len(expected)} item(s), got {len(actual)}; {where}; got:{items}"
 
 
