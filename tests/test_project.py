@@ -81,18 +81,25 @@ def test_draws():
 """
 
 
-def _draws(tmp_path: Path, *args: str) -> str:
+def _draws(tmp_path: Path, *args: str, ci: bool = False) -> str:
     (tmp_path / "test_draws.py").write_text(_DRAWS)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "conftest", "-p", "no:randomly",
                              "-p", "no:cacheprovider", *args, str(tmp_path / "test_draws.py")],
                             cwd=tmp_path, capture_output=True, text=True, check=False,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**{k: v for k, v in os.environ.items() if k != "CI"}, "PYTHONPATH": str(ROOT),
+                                 **({"CI": "true"} if ci else {})})
     assert result.returncode == 0, result.stdout + result.stderr
     [line] = [line for line in result.stdout.splitlines() if line.startswith("DRAWN")]
     return line
 
 
 def test_the_suite_draws_the_same_examples_every_run_and_explore_draws_anew(tmp_path: Path) -> None:
-    """A clean clone's CI must pass or fail as the run before it did: no new random counterexample there."""
-    assert _draws(tmp_path) == _draws(tmp_path)
-    assert _draws(tmp_path, "--hypothesis-profile=explore") != _draws(tmp_path, "--hypothesis-profile=explore")
+    """A clean clone's CI must pass or fail as the run before it did: no new random counterexample there.
+
+    Both with and without a CI variable: under one, hypothesis's own parent profile is derandomized,
+    and a profile that does not say otherwise inherits it.
+    """
+    for ci in (False, True):
+        assert _draws(tmp_path, ci=ci) == _draws(tmp_path, ci=ci)
+        explore = "--hypothesis-profile=explore"
+        assert _draws(tmp_path, explore, ci=ci) != _draws(tmp_path, explore, ci=ci)
