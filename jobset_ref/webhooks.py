@@ -16,6 +16,9 @@ vpod.kb.io     validating pods: CREATE                 same objectSelector
 
 Denials read as through a real API server:
 ``admission webhook "vjobset.kb.io" denied the request: JobSet.jobset.x-k8s.io "<name>" is invalid: …``.
+A JobSet that upstream's decoder refuses (an int32 out of range, :mod:`jobset_ref.api.decoding`)
+is denied by the first JobSet webhook called, with code 400 and no reason, as controller-runtime's
+``Errored`` answers.
 
 The JobSet webhooks import the defaulting and validation code (and with it pydantic and the
 models) on their first request, not at registration, to keep ``install()`` cheap.
@@ -65,6 +68,7 @@ class JobSetDefaulter:
     def admit(self, request: AdmissionRequest) -> None:
         if request.operation != "CREATE":
             return
+        _refuse_undecodable(self.name, request.obj)
         from jobset_ref.api.defaulting import default_jobset  # lazy: pydantic models, first request only
 
         defaulted = default_jobset(request.obj, feature_gates=self.feature_gates)
@@ -87,6 +91,10 @@ class JobSetValidator:
         from jobset_ref.api.validation import invalid_error, validate_create, validate_update
 
         name = str((request.obj.get("metadata") or {}).get("name") or "")
+        # Upstream decodes the old object too, after the new one; it cannot fail alone: its status is
+        # the new object's, and its spec passed these webhooks.
+        if request.operation in ("CREATE", "UPDATE"):
+            _refuse_undecodable(self.name, request.obj)
         try:
             if request.operation == "CREATE":
                 errors = validate_create(request.obj, feature_gates=self.feature_gates,
@@ -100,6 +108,17 @@ class JobSetValidator:
             raise BadRequest(f'admission webhook "{self.name}" denied the request: {err}') from None
         if errors:
             raise invalid_error(name, errors)
+
+
+def _refuse_undecodable(webhook: str, obj: Mapping[str, Any]) -> None:
+    """controller-runtime's ``Errored(400, err)`` when its decoder refuses ``obj``: code 400, no reason."""
+    from jobset_ref.api.decoding import decoding_error
+
+    message = decoding_error(obj)
+    if message is not None:
+        raise ApiError.from_status({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                    "message": f'admission webhook "{webhook}" denied the request: {message}',
+                                    "reason": "", "code": 400})
 
 
 def _get_or_none(request: AdmissionRequest, resource: str, name: str, namespace: str) -> dict[str, Any] | None:

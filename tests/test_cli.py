@@ -117,6 +117,17 @@ spec:
     assert "missing" in result.stdout
 
 
+def test_validate_prints_a_rejection_without_a_reason_as_kubectl_does(tmp_path: Path) -> None:
+    """A webhook's decoding error has no reason: kubectl prints ``Error from server:`` without brackets."""
+    doc = tmp_path / "js.yaml"
+    doc.write_text(PYTORCH.read_text().replace("maxRestarts: 3\n", "maxRestarts: 3000000000\n"))
+    result = cli("validate", str(doc))
+    assert result.returncode == 1
+    assert result.stdout == (f'Error from server: error when creating "{doc}": admission webhook "mjobset.kb.io" '
+                             "denied the request: json: cannot unmarshal number 3000000000 into Go struct field "
+                             "FailurePolicy.spec.failurePolicy.maxRestarts of type int32\n")
+
+
 def test_validate_accepts_a_good_manifest() -> None:
     result = cli("validate", str(PYTORCH))
     assert result.returncode == 0, result.stderr

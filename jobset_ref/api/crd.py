@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic.fields import FieldInfo
 
-__all__ = ["CRD_PATH", "generate_crd", "jobset_crd", "openapi_schema", "render_crd"]
+__all__ = ["CRD_PATH", "crd_facts", "generate_crd", "jobset_crd", "openapi_schema", "render_crd", "unwrap_annotation"]
 
 #: The generated CRD, committed (regenerate with ``python -m jobset_ref.api.crd``).
 CRD_PATH = Path(__file__).with_name("jobset_crd.json")
@@ -123,7 +123,7 @@ def openapi_schema(model: type[BaseModel] | None = None) -> dict[str, Any]:
     required: list[str] = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
-        facts = _crd_facts(info)
+        facts = crd_facts(info)
         node = _field_schema(info.annotation, list(info.metadata), facts)
         text = description(model.__name__, wire)
         if text is not None:
@@ -145,7 +145,8 @@ def openapi_schema(model: type[BaseModel] | None = None) -> dict[str, Any]:
     return out
 
 
-def _crd_facts(info: FieldInfo) -> dict[str, Any]:
+def crd_facts(info: FieldInfo) -> dict[str, Any]:
+    """The CRD-only facts of a model field (its ``json_schema_extra["crd"]``), or ``{}``."""
     extra = info.json_schema_extra
     if isinstance(extra, dict):
         facts = extra.get("crd")
@@ -170,7 +171,7 @@ def _field_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) -
         return copy.deepcopy(facts["schema"])
     if "embedded" in facts:
         return _embedded_schema(facts["embedded"])
-    annotation, metadata = _unwrap(annotation, metadata)
+    annotation, metadata = unwrap_annotation(annotation, metadata)
     schema = _type_schema(annotation, metadata, facts)
     for key in _SCALAR_FACTS:
         if key in facts:
@@ -184,7 +185,7 @@ def _field_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) -
     return dict(sorted(schema.items()))
 
 
-def _unwrap(annotation: Any, metadata: list[Any]) -> tuple[Any, list[Any]]:
+def unwrap_annotation(annotation: Any, metadata: list[Any]) -> tuple[Any, list[Any]]:
     """Strip ``X | None`` and ``Annotated[X, ...]``, collecting annotation metadata."""
     while True:
         origin = get_origin(annotation)
@@ -207,7 +208,7 @@ def _type_schema(annotation: Any, metadata: list[Any], facts: dict[str, Any]) ->
         if "items_embedded" in facts:
             items = _embedded_schema(facts["items_embedded"])
         else:
-            item, item_meta = _unwrap(item, [])
+            item, item_meta = unwrap_annotation(item, [])
             items = dict(sorted(_type_schema(item, item_meta, {}).items()))
         return {"items": items, "type": "array"}
     if origin is dict:

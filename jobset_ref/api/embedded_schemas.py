@@ -27,14 +27,15 @@ the client models do not carry:
 Tables are keyed ``"<Go type>.<json field>"``; an entry that matches nothing is an error, so a
 stale entry cannot linger. Generation time only: :mod:`jobset_ref.api.crd` calls
 :func:`job_template_schema` and :func:`persistent_volume_claim_schema` when it rebuilds
-``jobset_crd.json``; serving the CRD reads the committed file.
+``jobset_crd.json``; serving the CRD reads the committed file. At run time only
+:func:`holding_struct` reads the definitions, to name a Go struct in a decoding error.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
 __all__ = [
@@ -46,6 +47,8 @@ __all__ = [
     "MAP_TYPES",
     "NOT_IN_UPSTREAM",
     "QUANTITY_FIELDS",
+    "definition_ref",
+    "holding_struct",
     "job_template_schema",
     "persistent_volume_claim_schema",
 ]
@@ -189,6 +192,30 @@ def persistent_volume_claim_schema() -> dict[str, Any]:
     return copy.deepcopy(_build()[1])
 
 
+def holding_struct(kind: str, path: Sequence[str]) -> str:
+    """The Go struct that holds the last field of ``path`` in an embedded ``kind`` (``JobTemplateSpec``
+    or ``PersistentVolumeClaim``): ``("spec", "template", "spec", "containers", "ports", "containerPort")``
+    of a JobTemplateSpec is held by ``ContainerPort``. List items are not in the path (Go's field paths)."""
+    from fakekube.generated import builtin_definitions
+
+    if kind == "JobTemplateSpec":
+        if len(path) == 1:
+            return kind
+        name, path = {"metadata": _OBJECT_META, "spec": _JOB_SPEC}[path[0]], path[1:]
+    elif kind == "PersistentVolumeClaim":
+        name = _PVC
+    else:
+        raise ValueError(f"no embedded kind {kind!r}")
+    definitions = builtin_definitions()
+    for key in path[:-1]:
+        prop = definitions[name]["properties"][key]
+        ref = definition_ref(prop.get("items", prop))
+        if ref is None:
+            raise ValueError(f"{key!r} of {name} is not a struct or a list of structs")
+        name = ref
+    return name.rsplit(".", 1)[1]
+
+
 @functools.cache
 def _build() -> tuple[dict[str, Any], dict[str, Any]]:
     builder = _Builder()
@@ -266,7 +293,7 @@ class _Builder:
 
     def node(self, key: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         """A schema node below field ``key`` (the field itself, or its items or map values)."""
-        ref = _ref(raw)
+        ref = definition_ref(raw)
         if ref is not None:
             return self.definition(ref)
         unknown = set(raw) - _DROPPED - set(_KEPT) - {"items", "additionalProperties"}
@@ -287,7 +314,7 @@ class _Builder:
         return hit
 
 
-def _ref(raw: Mapping[str, Any]) -> str | None:
+def definition_ref(raw: Mapping[str, Any]) -> str | None:
     """The definition a node refers to (``$ref`` or a single ``allOf``), or None."""
     ref = raw.get("$ref")
     if ref is None and len(raw.get("allOf", ())) == 1:

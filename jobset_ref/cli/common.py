@@ -171,9 +171,13 @@ def gate_hints(message: str) -> list[str]:
 
 
 def rejection(path: str, doc: dict[str, Any], err: Any) -> str:
-    """A rejected create as kubectl prints it, naming the file (plus how to enable a disabled feature gate)."""
+    """A rejected create as kubectl prints it, naming the file (plus how to enable a disabled feature gate).
+
+    kubectl names the Status's reason in brackets, and leaves them out when it has none (a webhook's
+    ``Errored`` denial)."""
     source = "STDIN" if path == "-" else path
-    line = f'Error from server ({err.reason}): error when creating "{source}": {err.message}'
+    reason = f" ({err.reason})" if err.reason else ""
+    line = f'Error from server{reason}: error when creating "{source}": {err.message}'
     return "\n".join([line, *gate_hints(str(err.message))])
 
 

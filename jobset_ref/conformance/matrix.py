@@ -229,6 +229,9 @@ AREAS: dict[str, tuple[Row, ...]] = {
         ("validation.in-place-gate", "`InPlaceRestart restart strategy cannot be set when ... disabled`",
          f"{A} §6.1-1"),
         ("validation.parallelism-overflow", "replicas x parallelism ≤ 2147483647", f"{A} §6.1-5a"),
+        ("validation.int32-decoding", "an int32 out of range (`replicas: 3000000000`, a Job template's "
+         "`completions`, a probe's port) is refused while decoding: 400 `json: cannot unmarshal number ...`, by "
+         "`mjobset.kb.io` on CREATE", "upstream controller-runtime admission.Errored; sigs.k8s.io/json"),
         ("validation.aggregated", "several errors in one 422 message `[e1, e2]`", f"{A} §2.2"),
         ("validation.update-immutable", "replicatedJobs immutable on update (`field is immutable`)", f"{A} §7"),
         ("validation.managed-by-immutable", "managedBy immutable on update", f"{A} §7"),

@@ -16,6 +16,7 @@ __all__ = ["MISTAKES"]
 VALIDATION = "jobset_ref.api.validation"
 DEFAULTING = "jobset_ref.api.defaulting"
 WEBHOOKS = "jobset_ref.webhooks"
+DECODING = "jobset_ref.api.decoding"
 CRD = "jobset_ref.api.crd"
 
 _DEFAULTING = (
@@ -182,6 +183,25 @@ _CRD = (
 )
 
 _CREATE = (
+    Mistake(
+        "int32-range-unchecked",
+        "the webhooks take a JobSet's integers as they come, without the Go decoder's int32 range "
+        "(replicas: 3000000000 is admitted, and its Jobs can never be created)",
+        behaviours=("validation.int32-decoding",),
+        edits=(Edit(DECODING, "_integers_out_of_range",
+                    "and not c.MIN_INT32 <= value <= c.MAX_INT32:", "and False:"),),
+        caught_by=("webhooks/int32-decoding",),
+        side="webhooks",
+    ),
+    Mistake(
+        "int32-range-checked-by-validator-only",
+        "only the validating webhook checks the int32 range, so on CREATE vjobset.kb.io refuses what "
+        "mjobset.kb.io refuses upstream, after the defaulting ran",
+        behaviours=("validation.int32-decoding",),
+        edits=(Edit(WEBHOOKS, "JobSetDefaulter.admit", "_refuse_undecodable(self.name, request.obj)", "pass"),),
+        caught_by=("webhooks/int32-decoding",),
+        side="webhooks",
+    ),
     Mistake(
         "parallelism-overflow-unchecked",
         "the webhook does not check that replicas * parallelism fits in an int32",

@@ -180,6 +180,18 @@ def test_apply_rejects_an_unknown_field_then_creates_then_patches(kubectl: Kubec
     assert '"app":"changed"' in meta["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
 
 
+def test_an_int32_out_of_range_is_refused_by_the_webhooks_decoder_without_a_reason(kubectl: Kubectl,
+                                                                                   cluster: FakeCluster) -> None:
+    """The CRD admits it (a 1.34 API server does not range-check format int32); upstream's mutating webhook
+    cannot decode it and answers 400 with no reason, which kubectl prints without brackets."""
+    assert "    replicas: 2\n" in DEMO
+    assert kubectl.fails("apply", "-f", "-", input=DEMO.replace("    replicas: 2\n", "    replicas: 3000000000\n")) == (
+        'Error from server: error when creating "STDIN": admission webhook "mjobset.kb.io" denied the request: '
+        "json: cannot unmarshal number 3000000000 into Go struct field ReplicatedJob.spec.replicatedJobs.replicas "
+        "of type int32\n")
+    assert not cluster.exists("JobSet", "demo")
+
+
 def test_apply_of_a_built_in_kind_patches_with_a_strategic_merge(kubectl: Kubectl, cluster: FakeCluster) -> None:
     assert kubectl("apply", "-f", "-", input=CONFIGMAP) == "configmap/settings created\n"
     cluster.patch("ConfigMap", "settings", {"data": {"added": "by-someone-else"}})
