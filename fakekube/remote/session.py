@@ -75,7 +75,7 @@ class RemoteSession:
             self._announce(DUE_NOW)
         elif first is not None and wall() - self.clock.seen_at > CLOCK_FRESH:
             # Watch events tell no time: ask, so what they cause is stamped with the server's instant.
-            self.transport.request("GET", "/version")
+            self._ask()
         with self.lock:
             self.loop.run_to(max(self.loop.now, self.clock.now()))
             pending = [] if first is None else [first]
@@ -89,14 +89,26 @@ class RemoteSession:
             self.loop.run_until_idle()
             self._flush_trace()
             nxt = self.loop.next_time()
-        if nxt != self._announced:
+        if first is not None or nxt != self._announced:
             # A served fake cluster's quiescent clock must not jump past our next timer: say when it is.
+            # After a step something woke, say it even if it is unchanged: the server holds its clock
+            # for us from each chunk it writes to our watches until we speak again.
             self._announce(nxt)
 
     def _announce(self, wake: SimTime | None) -> None:
-        """Tell the server when our next timer is due (``X-Fakekube-Wake-At``; ignored by a real one)."""
-        self._announced = wake
-        self.transport.request("GET", "/version", headers={WAKE_HEADER: format_wake(wake)})
+        """Tell the server when our next timer is due (``X-Fakekube-Wake-At``; ignored by a real one).
+        Remembered only once the server has heard it: a lost announcement is made again next step."""
+        if self._ask({WAKE_HEADER: format_wake(wake)}):
+            self._announced = wake
+
+    def _ask(self, headers: dict[str, str] | None = None) -> bool:
+        """``GET /version`` (the answer tells the server's time); False if the server did not answer.
+        A step that has taken events from the inbox must not lose them to a failed request."""
+        try:
+            self.transport.request("GET", "/version", headers=headers)
+        except (OSError, http.client.HTTPException):
+            return False
+        return True
 
     def _flush_trace(self) -> None:
         if self._on_trace is None:

@@ -59,8 +59,10 @@ class RemoteWatch:
 
     # ------------------------------------------------------------------ reader thread
     def _hand_on(self, events: list[WatchEvent]) -> None:
-        if events:
-            self.post(lambda: self._deliver(events))
+        """Queue ``events`` for the driver, even none: a served quiescent clock holds for this session from
+        each chunk it writes (a BOOKMARK, an ERROR before a relist) until the session announces again,
+        and the session announces after every step that something woke."""
+        self.post(lambda: self._deliver(events))
 
     def _deliver(self, events: list[WatchEvent]) -> None:
         for event in events:
@@ -128,6 +130,7 @@ class RemoteWatch:
         if rv:
             self.resource_version = str(rv)
         if kind == "BOOKMARK":
+            self._hand_on([])
             return
         key = _key(obj)
         if kind == "DELETED":

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fakekube import AlreadyExists, FakeCluster, Invalid, NotFound, UsageError
+from fakekube._core.served_time import DUE_NOW, WAKE_HEADER
 from fakekube.clock import EPOCH, SECOND
 from fakekube.remote import RemoteSession, load_kubeconfig
 from fakekube.remote.transport import ServerClock
@@ -168,3 +169,75 @@ def test_the_remote_clock_reads_the_microsecond_header_and_the_rate() -> None:
     real.observe("Tue, 01 Jan 2030 00:01:01 GMT")
     threading.Event().wait(0.02)
     assert 61_020_000_000 <= real.now() < 62 * SECOND
+
+
+def test_a_bookmark_on_an_idle_watch_does_not_hold_the_quiescent_clock_for_ever(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chunk written to a session's watch holds the served clock until the session announces
+    again; a BOOKMARK is such a chunk. The session must step on it and announce its timer, or the
+    clock holds at the bookmark's instant while the session waits for a timer that never comes."""
+    import fakekube.http.requests as served_requests
+
+    monkeypatch.setattr(served_requests, "BOOKMARK_INTERVAL", 0.2)  # a bookmark on every idle stream, often
+    cluster = FakeCluster(seed=0)
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        session = RemoteSession(server.kubeconfig)
+        fired: list[int] = []
+        with session.lock:
+            session.runtime.informer("configmaps")  # a watch no event will ever come on
+            session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+        driver = threading.Thread(target=session.run, daemon=True)
+        server.clock.request_started()  # hold the clock short of the timer until a bookmark is written
+        driver.start()
+        try:
+            try:
+                server.wait_for(lambda: "GET /version" in server.requests, timeout=20)  # its first announcement
+                server.wait_for(lambda: server.clock._wakeups.get(session.transport.user_agent) == DUE_NOW,
+                                timeout=20)
+            finally:
+                server.clock.request_finished()
+            server.wait_for(lambda: fired, timeout=20)
+        finally:
+            session.stop()
+            driver.join(timeout=10)
+        assert fired == [7_500_000_000]
+
+
+def test_an_announcement_the_server_never_heard_is_made_again() -> None:
+    """A session whose announcement fails (a reset connection under load) must not believe it was
+    heard: the clock would hold for it for ever at the instant of the event it had handled."""
+    cluster = FakeCluster(seed=0)
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        session = RemoteSession(server.kubeconfig)
+        fired: list[int] = []
+        with session.lock:
+            session.runtime.informer("configmaps")
+            session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+        request = session.transport.request
+        lost: list[str] = []
+
+        def flaky(method: str, path: str, **kwargs: Any) -> Any:
+            wake = (kwargs.get("headers") or {}).get(WAKE_HEADER)
+            if wake not in (None, "now") and cluster.exists("ConfigMap", "nudge") and not lost:
+                lost.append(wake)
+                raise ConnectionResetError("connection reset by peer")
+            return request(method, path, **kwargs)
+
+        session.transport.request = flaky  # type: ignore[method-assign]
+        driver = threading.Thread(target=session.run, daemon=True)
+        server.clock.request_started()  # hold the clock short of the timer while the event is handled
+        driver.start()
+        try:
+            try:
+                server.wait_for(lambda: "GET /version" in server.requests, timeout=20)
+                with cluster.lock:
+                    cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nudge"}})
+                    cluster.run_until_idle()  # its watch event leaves while the clock is held
+                server.wait_for(lambda: lost, timeout=20)
+            finally:
+                server.clock.request_finished()
+            server.wait_for(lambda: fired, timeout=20)
+        finally:
+            session.stop()
+            driver.join(timeout=10)
+        assert fired == [7_500_000_000]
