@@ -394,6 +394,39 @@ def test_nodes_n_with_exclusive_placement_makes_distinct_domains(capsys: pytest.
     assert "00:10:02.010  JobSet  default/tpu-multislice  Completed=True" in out  # the slices ran side by side
 
 
+def test_a_manifest_past_the_simulations_budget_sizes_no_cluster_past_it(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """replicas 2000000000 is a valid int32: the nodes are planned for at most the pods the simulation
+    holds (else a plan of 250 million nodes exhausts memory), and the Jobs budget then stops the run."""
+    from fakekube.components.job_controller.controller import MAX_SIMULATED_PODS
+    from jobset_ref.cli.nodes import MAX_PLANNED_PODS
+
+    assert MAX_PLANNED_PODS == MAX_SIMULATED_PODS
+    doc = {"kind": "JobSet", "spec": {"replicatedJobs": [{"name": "w", "replicas": 2_000_000_000, "template": {
+        "spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}}}]}}
+    assert len(default_nodes([doc])) == MAX_PLANNED_PODS // 8
+    doc["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] = 1_000_000_000  # type: ignore[index]
+    doc["spec"]["replicatedJobs"][0]["replicas"] = 2  # type: ignore[index]
+    doc["metadata"] = {"annotations": {"alpha.jobset.sigs.k8s.io/exclusive-topology": "pool"}}
+    assert len(default_nodes([doc])) == MAX_PLANNED_PODS
+    (tmp_path / "huge.yaml").write_text(TOO_LARGE.replace("replicas: 20000", "replicas: 2000000000"))
+    code, out, err = run_cli(capsys, "simulate", str(tmp_path / "huge.yaml"))
+    assert code == 2 and out == ""
+    assert err.startswith("jobset-ref: the JobSet default/big asks for 2000000000 Jobs; the simulation's budget")
+
+
+@pytest.mark.parametrize(("command", "nodes", "bounds"), [("simulate", "0", "1 and 100000"),
+                                                          ("simulate", "100001", "1 and 100000"),
+                                                          ("serve", "-1", "0 and 100000"),
+                                                          ("serve", "100001", "0 and 100000")])
+def test_nodes_out_of_bounds_is_one_line_and_exit_2(command: str, nodes: str, bounds: str, small: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, command, str(small), "--nodes", nodes)
+    assert (code, out) == (2, "")
+    assert err == (f"jobset-ref: --nodes {nodes} must be between {bounds} (one node per pod the simulation "
+                   "holds)\n")
+
+
 def test_gantt_is_written(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chart = tmp_path / "run.svg"
     code, _, err = run_cli(capsys, "simulate", str(small), "--gantt", str(chart))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from jobset_ref.cli.common import CliError, parse_documents, read_text
 
-__all__ = ["EXCLUSIVE_TOPOLOGY", "NodePlan", "default_nodes", "load_nodes_file", "plan_nodes"]
+__all__ = ["EXCLUSIVE_TOPOLOGY", "MAX_PLANNED_PODS", "NodePlan", "default_nodes", "load_nodes_file", "plan_nodes"]
 
 EXCLUSIVE_TOPOLOGY = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+
+#: A plan sizes the cluster for no more pods than the simulation holds (fakekube's simulated Job
+#: controller stops past ``MAX_SIMULATED_PODS``, 100,000): a manifest asking for more (replicas
+#: 2000000000 is a valid int32) ends at that budget, or at admission, whatever the nodes.
+MAX_PLANNED_PODS: Final = 100_000
 
 
 class NodePlan:
@@ -75,9 +80,9 @@ def default_nodes(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     topology, node labels that satisfy the pods' nodeSelectors, and capacity for extended resources."""
     plan = NodePlan(docs)
     if plan.pool_key:
-        return plan.pooled(plan.pools * plan.pool_size, plan.pool_size)
+        return plan.pooled(min(plan.pools * plan.pool_size, MAX_PLANNED_PODS), plan.pool_size)
     per_node = 1 if plan.extended else 8
-    count = max(1, -(-plan.total_pods // per_node))
+    count = max(1, -(-min(plan.total_pods, MAX_PLANNED_PODS) // per_node))
     return [{"name": f"node-{i}", "labels": dict(plan.labels), "capacity": plan.capacity} for i in range(count)]
 
 
@@ -85,8 +90,9 @@ def plan_nodes(docs: list[dict[str, Any]], count: int) -> tuple[list[dict[str, A
     """``--nodes N``: N nodes labelled for the manifests. With exclusive placement they form
     distinct topology domains of one Job's pod count each; the note explains what N allows
     (fewer domains than Jobs means Jobs wait for a free domain)."""
-    if count < 1:
-        raise CliError("--nodes must be at least 1")
+    if not 1 <= count <= MAX_PLANNED_PODS:
+        raise CliError(f"--nodes {count} must be between 1 and {MAX_PLANNED_PODS} (one node per pod the simulation "
+                       "holds)")
     plan = NodePlan(docs)
     if not plan.pool_key:
         return [{"name": f"node-{i}", "labels": dict(plan.labels), "capacity": plan.capacity}

@@ -17,6 +17,7 @@ from jobset_ref.cli.common import (
     load_sources,
     parse_gates,
 )
+from jobset_ref.cli.nodes import MAX_PLANNED_PODS
 
 __all__ = ["add_parser", "run"]
 
@@ -83,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free one)")
-    if args.nodes < 0:
-        raise CliError(f"--nodes {args.nodes} must not be negative")
+    if not 0 <= args.nodes <= MAX_PLANNED_PODS:
+        raise CliError(f"--nodes {args.nodes} must be between 0 and {MAX_PLANNED_PODS} (one node per pod the "
+                       "simulation holds)")
     sources = load_sources(args.manifests) if args.manifests else []
     set_epoch(_epoch(args.epoch))  # this process serves one cluster: before it exists
     cluster = FakeCluster(seed=args.seed)
