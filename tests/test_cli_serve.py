@@ -137,3 +137,36 @@ def test_an_out_of_process_controller_follows_a_clock_that_starts_now(tmp_path: 
     elapsed = (datetime.fromisoformat(completed["lastTransitionTime"].replace("Z", "+00:00"))
                - datetime.fromisoformat(created.replace("Z", "+00:00"))).total_seconds()
     assert 20 <= elapsed < 600, (created, completed)  # the controller's write carries the server's time
+
+
+@needs_kubectl
+def test_a_budget_the_served_clock_runs_into_is_one_line_and_the_cluster_goes_on(tmp_path: Path) -> None:
+    """replicas 20000 is admitted (as upstream) and past the simulation's budget of Jobs: kubectl's create
+    gets the 500 naming it; when the clock's own step runs into it again, serve prints it once, in one
+    line, and time goes on: a JobSet created after the big one is deleted runs."""
+    assert KUBECTL is not None
+    big = SHORT.replace("name: short", "name: big").replace("  - name: w\n", "  - name: w\n    replicas: 20000\n")
+    proc = subprocess.Popen([sys.executable, "-m", "jobset_ref.cli", "serve", "--kubeconfig", str(tmp_path / "kubeconfig")],
+                            cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("https://")
+        created = subprocess.run([KUBECTL, "create", "-f", "-"], input=big, env=_env(tmp_path), capture_output=True,
+                                 text=True, timeout=60, check=False)
+        assert created.returncode == 1
+        assert created.stderr.startswith('Error from server (InternalError): error when creating "STDIN": Internal '
+                                         "error occurred: the JobSet default/big asks for 20000 Jobs; ")
+        kubectl(tmp_path, "delete", "jobset", "big")
+        (tmp_path / "short.yaml").write_text(SHORT)
+        kubectl(tmp_path, "apply", "-f", str(tmp_path / "short.yaml"))
+        kubectl(tmp_path, "wait", "--for=jsonpath={.status.phase}=Running", "pod",
+                "-l", "jobset.sigs.k8s.io/jobset-name=short", "--timeout=30s")  # scheduled and started: time moved
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    lines = err.splitlines()
+    assert "Traceback (most recent call last):" not in lines
+    assert [line for line in lines if line.startswith("jobset-ref:")] == [
+        "jobset-ref: the JobSet default/big asks for 20000 Jobs; the simulation's budget is 10000 Jobs per JobSet "
+        "(jobset_ref.controller.budget.MAX_SIMULATED_JOBS), so it stops here, before creating them. Kubernetes "
+        "admits such a JobSet; make it smaller to simulate it, or delete it to go on"]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from fakekube._core.clock import SECOND, SimTime
 from fakekube._core.served_time import DUE_NOW
-from fakekube.errors import UsageError
+from fakekube.errors import SimulationError, UsageError
 from fakekube.http.served import ServedCluster
 
 __all__ = ["CLOCKS", "ClockDriver", "QuiescentClock", "RealtimeClock", "make_clock"]
@@ -58,6 +58,7 @@ class ClockDriver:
         self._inflight = 0
         self._last_activity = wall()
         self._busy: Callable[[], bool] = lambda: False
+        self._on_stop: Callable[[BaseException], None] = lambda err: None
         self._wakeups: dict[str, SimTime] = {}
         self._announcers: set[str] = set()  # clients that announce their timers
 
@@ -122,8 +123,12 @@ class ClockDriver:
             return 0.0
         return wall() - self._last_activity
 
-    def start(self, busy: Callable[[], bool]) -> None:
+    def start(self, busy: Callable[[], bool], on_stop: Callable[[BaseException], None] = lambda err: None) -> None:
+        """Run the driver's thread (if it has one). ``on_stop`` hears what stopped a step: a
+        ``SimulationError`` (a budget: time goes on, as a request that hits one gets its 500 and the
+        server goes on), or a crash, after which time stands still rather than fail again each tick."""
         self._busy = busy
+        self._on_stop = on_stop
         if type(self).tick is ClockDriver.tick:
             return
         self._thread = threading.Thread(target=self._run, name=f"fakekube-clock-{self.name}", daemon=True)
@@ -137,7 +142,13 @@ class ClockDriver:
     def _run(self) -> None:
         while not self._stop.wait(self.interval()):
             with self.lock:
-                self.tick()
+                try:
+                    self.tick()
+                except SimulationError as err:
+                    self._on_stop(err)
+                except Exception as err:  # never a dead thread's traceback on stderr
+                    self._on_stop(err)
+                    return
 
     def interval(self) -> float:
         return REALTIME_TICK

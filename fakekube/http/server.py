@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from fakekube._core.served_time import RATE_HEADER, TIME_HEADER, WAKE_HEADER, parse_wake
 from fakekube.clock import format_micro_time, to_datetime
-from fakekube.errors import BadRequest
+from fakekube.errors import BadRequest, SimulationError
 from fakekube.http.clocks import ClockDriver, QuiescentClock, make_clock, wall
 from fakekube.http.kubeconfig import write_kubeconfig
 from fakekube.http.requests import RequestHandler, Response
@@ -211,6 +211,9 @@ class ClusterServer(Generic[Cluster_co]):
         self.idle_timeout = idle_timeout
         self.requests: deque[str] = deque(maxlen=1000)
         self.errors: list[str] = []
+        #: What the simulation could not take when time brought it (a budget, ``SimulationError``), each
+        #: once, in order; a request that hits one answers 500 with it instead. Time goes on after each.
+        self.simulation_errors: list[str] = []
         self._watches: set[WatchQueue] = set()
         self._watches_lock = threading.Lock()
         self.watch_queue_limit = watch_queue_limit
@@ -235,7 +238,7 @@ class ClusterServer(Generic[Cluster_co]):
                                         name=f"fakekube-http-{self.port}", daemon=True)
         self._closed = False
         self._thread.start()
-        self.clock.start(busy=self.watches_pending)
+        self.clock.start(busy=self.watches_pending, on_stop=self._clock_stopped)
 
     # ------------------------------------------------------------------ public
     @property
@@ -343,6 +346,13 @@ class ClusterServer(Generic[Cluster_co]):
         queue.close()
         with self._watches_lock:
             self._watches.discard(queue)
+
+    def _clock_stopped(self, err: BaseException) -> None:
+        if isinstance(err, SimulationError):
+            if str(err) not in self.simulation_errors:  # each retry of the same object says it again
+                self.simulation_errors.append(str(err))
+        else:  # a crash of the simulation: recorded as a connection's is, never on stderr
+            self.errors.append("".join(traceback.format_exception(err)))
 
     def watches_pending(self) -> bool:
         """Some watch stream has events not yet written to its client."""

@@ -109,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
     print(server.url, flush=True)
     print(f"kubeconfig: {kubeconfig}  (export KUBECONFIG={kubeconfig})", file=sys.stderr, flush=True)
     with server:
+        told = 0
         while not stop.wait(0.2):
-            pass
+            for message in server.simulation_errors[told:]:  # a budget time ran into: one line each
+                print(f"jobset-ref: {message}", file=sys.stderr, flush=True)
+                told += 1
     return 0

@@ -130,3 +130,24 @@ def test_over_http_the_jobset_is_admitted_and_the_budget_is_said() -> None:
     assert status["message"].startswith("Internal error occurred: the JobSet default/js asks for 20000 Jobs; the "
                                         "simulation's budget is 10000 Jobs per JobSet")
     assert cluster.get("JobSet", "js")["spec"]["replicatedJobs"][0]["replicas"] == 20_000
+
+
+def test_over_http_a_budget_time_runs_into_is_said_and_time_goes_on() -> None:
+    """The JobSet is reconciled by the served clock's thread, not a request: the budget is recorded in
+    ``simulation_errors`` (``jobset-ref serve`` prints it), the thread lives on, and a JobSet within the
+    budget, created after the big one is deleted, runs."""
+    cluster = cluster_with(simulate=True)
+    cluster.add_nodes(1)
+    with cluster.serve(clock="quiescent", quiet_ms=20) as server:
+        with cluster.lock:
+            cluster.client.create(jobset(20_000))  # reconciled when the clock next runs the loop
+        server.wait_for(lambda: server.simulation_errors, timeout=20)
+        assert server.simulation_errors == [
+            "the JobSet default/js asks for 20000 Jobs; the simulation's budget is 10000 Jobs per JobSet "
+            "(jobset_ref.controller.budget.MAX_SIMULATED_JOBS), so it stops here, before creating them. Kubernetes "
+            "admits such a JobSet; make it smaller to simulate it, or delete it to go on"]
+        with cluster.lock:
+            cluster.client.delete("jobsets", "js")
+            cluster.client.create(jobset(2, name="small"))
+        server.wait_for(lambda: len(cluster.list("pods", "default")) == 2, timeout=20)
+        assert server.errors == []

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fakekube import AlreadyExists, FakeCluster, Invalid, NotFound, UsageError
-from fakekube._core.served_time import DUE_NOW, WAKE_HEADER
+from fakekube._core.served_time import WAKE_HEADER
 from fakekube.clock import EPOCH, SECOND
 from fakekube.remote import RemoteSession, load_kubeconfig
 from fakekube.remote.transport import ServerClock
@@ -186,14 +186,21 @@ def test_a_bookmark_on_an_idle_watch_does_not_hold_the_quiescent_clock_for_ever(
         with session.lock:
             session.runtime.informer("configmaps")  # a watch no event will ever come on
             session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+        written: list[str | None] = []  # chunks written to the session's watch: bookmarks only, nothing changes
+        delivered = server.clock.delivered
+
+        def record(client: str | None = None) -> None:
+            written.append(client)
+            delivered(client)
+
+        server.clock.delivered = record  # type: ignore[method-assign]
         driver = threading.Thread(target=session.run, daemon=True)
         server.clock.request_started()  # hold the clock short of the timer until a bookmark is written
         driver.start()
         try:
             try:
                 server.wait_for(lambda: "GET /version" in server.requests, timeout=20)  # its first announcement
-                server.wait_for(lambda: server.clock._wakeups.get(session.transport.user_agent) == DUE_NOW,
-                                timeout=20)
+                server.wait_for(lambda: written, timeout=20)
             finally:
                 server.clock.request_finished()
             server.wait_for(lambda: fired, timeout=20)
