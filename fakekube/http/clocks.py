@@ -11,7 +11,10 @@
   timers on the served clock announces its next one (``X-Fakekube-Wake-At``,
   :mod:`fakekube._core.served_time`); the clock never jumps past an announced instant, and
   once there it waits for that client to act (until no request came for ``WAKE_GRACE`` wall
-  seconds).
+  seconds). Each chunk written to such a client's watch (an event, a bookmark) holds the clock
+  as if it had announced "now", until it announces again: :mod:`fakekube.remote` steps on
+  every chunk it reads and announces after every step that something woke, and remembers an
+  announcement only once the server has answered it.
 
 Realtime and quiescent clocks read the wall clock; interleavings with an external client then
 depend on the machine, which is why conformance relaxes exact virtual times there.
