@@ -4,6 +4,7 @@ server's clock as read from ``Date`` headers."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -171,6 +172,36 @@ def test_the_remote_clock_reads_the_microsecond_header_and_the_rate() -> None:
     assert 61_020_000_000 <= real.now() < 62 * SECOND
 
 
+def _timed_session(server: Any) -> tuple[RemoteSession, list[int]]:
+    """A session watching ConfigMaps, with one timer 7.5 s ahead; the list gets its instant when it fires."""
+    session = RemoteSession(server.kubeconfig)
+    fired: list[int] = []
+    with session.lock:
+        session.runtime.informer("configmaps")
+        session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+    return session, fired
+
+
+def _drive_holding_the_clock(server: Any, session: RemoteSession, fired: list[int],
+                             while_held: Callable[[], None]) -> None:
+    """Drive ``session``; the served clock stays short of its timer while ``while_held`` runs, then the
+    timer must fire at its own instant (not hang for a hold that never ends)."""
+    driver = threading.Thread(target=session.run, daemon=True)
+    server.clock.request_started()  # a request in flight: the quiescent clock cannot move
+    driver.start()
+    try:
+        try:
+            server.wait_for(lambda: "GET /version" in server.requests, timeout=20)  # its first announcement
+            while_held()
+        finally:
+            server.clock.request_finished()
+        server.wait_for(lambda: fired, timeout=20)
+    finally:
+        session.stop()
+        driver.join(timeout=10)
+    assert fired == [7_500_000_000]
+
+
 def test_a_bookmark_on_an_idle_watch_does_not_hold_the_quiescent_clock_for_ever(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Every chunk written to a session's watch holds the served clock until the session announces
@@ -181,11 +212,7 @@ def test_a_bookmark_on_an_idle_watch_does_not_hold_the_quiescent_clock_for_ever(
     monkeypatch.setattr(served_requests, "BOOKMARK_INTERVAL", 0.2)  # a bookmark on every idle stream, often
     cluster = FakeCluster(seed=0)
     with cluster.serve(clock="quiescent", quiet_ms=20) as server:
-        session = RemoteSession(server.kubeconfig)
-        fired: list[int] = []
-        with session.lock:
-            session.runtime.informer("configmaps")  # a watch no event will ever come on
-            session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+        session, fired = _timed_session(server)
         written: list[str | None] = []  # chunks written to the session's watch: bookmarks only, nothing changes
         delivered = server.clock.delivered
 
@@ -194,20 +221,7 @@ def test_a_bookmark_on_an_idle_watch_does_not_hold_the_quiescent_clock_for_ever(
             delivered(client)
 
         server.clock.delivered = record  # type: ignore[method-assign]
-        driver = threading.Thread(target=session.run, daemon=True)
-        server.clock.request_started()  # hold the clock short of the timer until a bookmark is written
-        driver.start()
-        try:
-            try:
-                server.wait_for(lambda: "GET /version" in server.requests, timeout=20)  # its first announcement
-                server.wait_for(lambda: written, timeout=20)
-            finally:
-                server.clock.request_finished()
-            server.wait_for(lambda: fired, timeout=20)
-        finally:
-            session.stop()
-            driver.join(timeout=10)
-        assert fired == [7_500_000_000]
+        _drive_holding_the_clock(server, session, fired, lambda: server.wait_for(lambda: written, timeout=20))
 
 
 def test_an_announcement_the_server_never_heard_is_made_again() -> None:
@@ -215,11 +229,7 @@ def test_an_announcement_the_server_never_heard_is_made_again() -> None:
     heard: the clock would hold for it for ever at the instant of the event it had handled."""
     cluster = FakeCluster(seed=0)
     with cluster.serve(clock="quiescent", quiet_ms=20) as server:
-        session = RemoteSession(server.kubeconfig)
-        fired: list[int] = []
-        with session.lock:
-            session.runtime.informer("configmaps")
-            session.loop.call_at(session.loop.now + 7_500_000_000, lambda: fired.append(session.loop.now))
+        session, fired = _timed_session(server)
         request = session.transport.request
         lost: list[str] = []
 
@@ -230,21 +240,11 @@ def test_an_announcement_the_server_never_heard_is_made_again() -> None:
                 raise ConnectionResetError("connection reset by peer")
             return request(method, path, **kwargs)
 
+        def nudge() -> None:
+            with cluster.lock:
+                cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nudge"}})
+                cluster.run_until_idle()  # its watch event leaves while the clock is held
+            server.wait_for(lambda: lost, timeout=20)
+
         session.transport.request = flaky  # type: ignore[method-assign]
-        driver = threading.Thread(target=session.run, daemon=True)
-        server.clock.request_started()  # hold the clock short of the timer while the event is handled
-        driver.start()
-        try:
-            try:
-                server.wait_for(lambda: "GET /version" in server.requests, timeout=20)
-                with cluster.lock:
-                    cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nudge"}})
-                    cluster.run_until_idle()  # its watch event leaves while the clock is held
-                server.wait_for(lambda: lost, timeout=20)
-            finally:
-                server.clock.request_finished()
-            server.wait_for(lambda: fired, timeout=20)
-        finally:
-            session.stop()
-            driver.join(timeout=10)
-        assert fired == [7_500_000_000]
+        _drive_holding_the_clock(server, session, fired, nudge)
