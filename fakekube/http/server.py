@@ -300,8 +300,9 @@ class ClusterServer(Generic[Cluster_co]):
             if value:
                 return value
             if wall() >= deadline:
+                stopped = "".join(f"; the simulation could not take: {message}" for message in self.simulation_errors)
                 raise TimeoutError(f"wait_for: the predicate did not hold within {timeout:g} wall seconds "
-                                   f"(virtual time t={self.cluster.elapsed:g}s)")
+                                   f"(virtual time t={self.cluster.elapsed:g}s){stopped}")
             stop.wait(interval)
 
     def close(self) -> None:

@@ -146,6 +146,9 @@ def test_over_http_a_budget_time_runs_into_is_said_and_time_goes_on() -> None:
             "the JobSet default/js asks for 20000 Jobs; the simulation's budget is 10000 Jobs per JobSet "
             "(jobset_ref.controller.budget.MAX_SIMULATED_JOBS), so it stops here, before creating them. Kubernetes "
             "admits such a JobSet; make it smaller to simulate it, or delete it to go on"]
+        with pytest.raises(TimeoutError, match=r"; the simulation could not take: the JobSet default/js asks for "
+                                               r"20000 Jobs; "):  # where a test waiting for it looks
+            server.wait_for(lambda: cluster.list("jobs", "default"), timeout=0.2)
         with cluster.lock:
             cluster.client.delete("jobsets", "js")
             cluster.client.create(jobset(2, name="small"))
