@@ -105,7 +105,7 @@ class JobSetValidator:
             else:
                 return
         except ValidationError as err:
-            raise BadRequest(f'admission webhook "{self.name}" denied the request: {err}') from None
+            raise denial_through_apiserver(BadRequest(str(err)), self.name) from None
         if errors:
             raise invalid_error(name, errors)
 
@@ -116,9 +116,8 @@ def _refuse_undecodable(webhook: str, obj: Mapping[str, Any]) -> None:
 
     message = decoding_error(obj)
     if message is not None:
-        raise ApiError.from_status({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                    "message": f'admission webhook "{webhook}" denied the request: {message}',
-                                    "reason": "", "code": 400})
+        errored = ApiError.from_status({**BadRequest(message).status, "reason": ""})
+        raise denial_through_apiserver(errored, webhook)
 
 
 def _get_or_none(request: AdmissionRequest, resource: str, name: str, namespace: str) -> dict[str, Any] | None:
